@@ -1,0 +1,117 @@
+//! The repository root a check sees, and how host paths map into it.
+//!
+//! Path fields in assertions are translated lexically, without touching the filesystem:
+//! the host never opens, stats or canonicalizes a path an assertion names. Whatever is
+//! left (symlinks) is decided inside the sandbox, where a path leading outside the root
+//! is refused.
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// The directory every check sees read-only at `/`.
+#[derive(Debug, Clone)]
+pub struct RootDir {
+    /// As given, made absolute.
+    given: PathBuf,
+    /// With symlinks resolved (the operator's choice of root is trusted).
+    canonical: PathBuf,
+}
+
+/// A path that lies outside the root: the assertion fails without anything being read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Outside the sandbox root: {0} (not read)")]
+pub struct OutsideRoot(pub String);
+
+impl RootDir {
+    /// Opens `path` as a root. It must be an existing directory.
+    pub fn new(path: &Path) -> io::Result<RootDir> {
+        let canonical = path.canonicalize()?;
+        if !canonical.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
+        }
+        let given = std::path::absolute(path)?;
+        Ok(RootDir { given, canonical })
+    }
+
+    /// The root on the host.
+    pub fn path(&self) -> &Path {
+        &self.canonical
+    }
+
+    /// Translates a `path` field into the root-relative form a check receives (`.` for
+    /// the root itself). Relative paths are relative to the root; absolute paths must lie
+    /// inside it (under the root as given or as canonicalized); `..` may not climb out.
+    pub fn relative(&self, path: &str) -> Result<String, OutsideRoot> {
+        let outside = || OutsideRoot(path.to_string());
+        let p = Path::new(path);
+        let parts = if p.is_absolute() {
+            let normal = normalize(p).ok_or_else(outside)?;
+            let inside = [&self.canonical, &self.given].into_iter().find_map(|root| normal.strip_prefix(root).ok());
+            inside.ok_or_else(outside)?.to_path_buf()
+        } else {
+            normalize(p).ok_or_else(outside)?
+        };
+        let parts: Vec<_> = parts.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        Ok(if parts.is_empty() { ".".into() } else { parts.join("/") })
+    }
+}
+
+/// Resolves `.` and `..` lexically. For a relative path, `None` when `..` climbs above
+/// the start; for an absolute one, `..` at `/` stays at `/` (as the kernel does).
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    let mut depth = 0usize;
+    for component in path.components() {
+        match component {
+            Component::Prefix(_) => return None,
+            Component::RootDir => out.push("/"),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if depth == 0 {
+                    if path.is_absolute() {
+                        continue;
+                    }
+                    return None;
+                }
+                out.pop();
+                depth -= 1;
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                depth += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_stay_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = RootDir::new(dir.path()).unwrap();
+        assert_eq!(root.relative("src/main.rs").unwrap(), "src/main.rs");
+        assert_eq!(root.relative("./src/../README.md").unwrap(), "README.md");
+        assert_eq!(root.relative(".").unwrap(), ".");
+        assert_eq!(root.relative("../x"), Err(OutsideRoot("../x".into())));
+        assert_eq!(root.relative("a/../../x"), Err(OutsideRoot("a/../../x".into())));
+    }
+
+    #[test]
+    fn absolute_paths_must_be_under_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = RootDir::new(dir.path()).unwrap();
+        let inside = root.path().join("docs/a.md");
+        assert_eq!(root.relative(inside.to_str().unwrap()).unwrap(), "docs/a.md");
+        assert_eq!(root.relative(root.path().to_str().unwrap()).unwrap(), ".");
+        assert!(root.relative("/etc/passwd").is_err());
+        let sneaky = format!("{}/../outside", root.path().display());
+        assert!(root.relative(&sneaky).is_err());
+        // A sibling whose name merely starts with the root's name is outside.
+        let sibling = format!("{}-other/x", root.path().display());
+        assert!(root.relative(&sibling).is_err());
+    }
+}

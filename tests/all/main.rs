@@ -1,0 +1,1 @@
+//! reviewhost's integration tests, one binary, one module per feature.

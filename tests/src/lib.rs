@@ -1,0 +1,9 @@
+//! Shared pieces of the integration tests: the hostile test components built by
+//! `build.rs`. The tests themselves are in `all/`.
+
+/// Loops forever.
+pub const SPIN: &str = env!("TEST_COMPONENT_SPIN");
+/// Allocates without bound.
+pub const BALLOON: &str = env!("TEST_COMPONENT_BALLOON");
+/// Reads whatever `path` names, FIFOs included.
+pub const FIFO_READER: &str = env!("TEST_COMPONENT_FIFO_READER");
