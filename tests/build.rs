@@ -2,7 +2,11 @@
 //! `TEST_COMPONENT_<NAME>` (see `src/lib.rs`).
 
 fn main() {
-    let guests = reviewhost_guest_build::build_guests(&["reviewhost-test-spin", "reviewhost-test-balloon", "reviewhost-test-fifo-reader"]);
+    let guests = reviewhost_guest_build::build_guests(&[
+        "reviewhost-test-spin",
+        "reviewhost-test-balloon",
+        "reviewhost-test-fifo-reader",
+    ]);
     for (package, path) in guests {
         let name = package.trim_start_matches("reviewhost-test-").to_uppercase().replace('-', "_");
         println!("cargo:rustc-env=TEST_COMPONENT_{name}={}", path.display());

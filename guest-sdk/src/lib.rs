@@ -98,7 +98,7 @@ macro_rules! export_check {
                 }
             }
 
-            $crate::bindings::export_builtin_check!(Export with_types_in $crate::bindings);
+    $crate::bindings::export_builtin_check!(Export with_types_in $crate::bindings);
         };
     };
 }

@@ -84,7 +84,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     });
     let runner = Runner::new(limits, jobs, cache)?;
-    let options = RunOptions { file: args.file.unwrap_or_else(reviewhost::run::default_file), root: args.root, write: !args.no_write };
+    let options = RunOptions {
+        file: args.file.unwrap_or_else(reviewhost::run::default_file),
+        root: args.root,
+        write: !args.no_write,
+    };
     let report = runner.run(&options)?;
     let mut stdout = std::io::stdout().lock();
     let written = match args.format {

@@ -74,7 +74,8 @@ impl Runner {
 
     /// Runs every assertion in `options.file`.
     pub fn run(&self, options: &RunOptions) -> Result<RunReport, RunError> {
-        let root = RootDir::new(&options.root).map_err(|source| RunError::Root { root: options.root.clone(), source })?;
+        let root =
+            RootDir::new(&options.root).map_err(|source| RunError::Root { root: options.root.clone(), source })?;
         // Validate first, so a missing or broken file is reported before a lock file is
         // created beside it.
         let mut file = assertion::load(&options.file)?;
@@ -82,7 +83,8 @@ impl Runner {
         // interleave; a read-only run needs no lock (saves are atomic renames).
         let _lock = match options.write {
             true => {
-                let lock = FileLock::acquire(&options.file).map_err(|source| RunError::Lock { file: options.file.clone(), source })?;
+                let lock = FileLock::acquire(&options.file)
+                    .map_err(|source| RunError::Lock { file: options.file.clone(), source })?;
                 file = assertion::load(&options.file)?;
                 Some(lock)
             }

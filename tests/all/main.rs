@@ -1,1 +1,14 @@
-//! reviewhost's integration tests, one binary, one module per feature.
+//! reviewhost's integration tests: one binary, one module per feature.
+//!
+//! They drive the real `reviewhost` binary where the contract is the command line (exit
+//! codes, the file on disk) and the library where a test needs a component that is not
+//! built in (the hostile components of `tests/components/`).
+
+mod support;
+
+mod crash_safety;
+mod escapes;
+mod file_errors;
+mod limits;
+mod seed;
+mod write_back;

@@ -80,7 +80,9 @@ fn file_content(path: &str, needle: &str) -> Verdict {
 /// The message for a path the sandbox refused or could not read.
 fn inaccessible(path: &str, e: &io::Error) -> String {
     if e.kind() == ErrorKind::PermissionDenied {
-        format!("Cannot access {path}: not permitted (it leads outside the sandbox root, through an absolute symlink, or is unreadable)")
+        format!(
+            "Cannot access {path}: not permitted (it leads outside the sandbox root, through an absolute symlink, or is unreadable)"
+        )
     } else {
         format!("Cannot access {path}: {e}")
     }

@@ -44,15 +44,11 @@ pub fn build_guests(packages: &[&str]) -> BTreeMap<String, PathBuf> {
     for dir in ["wit", "guest-sdk", "checks", "tests/components", "Cargo.lock", ".cargo"] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
-    for var in ["RUSTUP_TOOLCHAIN"] {
-        println!("cargo:rerun-if-env-changed={var}");
-    }
+    println!("cargo:rerun-if-env-changed=RUSTUP_TOOLCHAIN");
 
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(&workspace)
-        .args(["build", "--release", "--target", GUEST_TARGET, "--target-dir"])
-        .arg(&target_dir);
+    cmd.current_dir(&workspace).args(["build", "--release", "--target", GUEST_TARGET, "--target-dir"]).arg(&target_dir);
     for package in packages {
         cmd.args(["-p", package]);
     }

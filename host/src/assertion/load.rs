@@ -63,29 +63,51 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<AssertionsFile, LoadError> {
         reason,
     };
 
-    let top = doc
-        .as_object()
-        .ok_or_else(|| field_error(Location::TopLevel, "(document)", format!("expected an object, found {}", kind(&doc))))?;
-    for (field, expected) in [("plugin", "a string"), ("max_passes", "a non-negative integer"), ("current_pass", "a non-negative integer")] {
+    let top = doc.as_object().ok_or_else(|| {
+        field_error(Location::TopLevel, "(document)", format!("expected an object, found {}", kind(&doc)))
+    })?;
+    for (field, expected) in
+        [("plugin", "a string"), ("max_passes", "a non-negative integer"), ("current_pass", "a non-negative integer")]
+    {
         match top.get(field) {
             None | Some(Value::Null) => {}
             Some(Value::String(_)) if field == "plugin" => {}
             Some(Value::Number(n)) if field != "plugin" && n.is_u64() => {}
-            Some(other) => return Err(field_error(Location::TopLevel, field, format!("expected {expected}, found {}", kind(other)))),
+            Some(other) => {
+                return Err(field_error(
+                    Location::TopLevel,
+                    field,
+                    format!("expected {expected}, found {}", kind(other)),
+                ));
+            }
         }
     }
     match top.get("confidence") {
         None | Some(Value::Null) | Some(Value::Object(_)) => {}
         Some(other) => {
-            return Err(field_error(Location::TopLevel, "confidence", format!("expected an object, found {}", kind(other))));
+            return Err(field_error(
+                Location::TopLevel,
+                "confidence",
+                format!("expected an object, found {}", kind(other)),
+            ));
         }
     }
     let list = match top.get("assertions") {
         Some(Value::Array(list)) => list,
         Some(other) => {
-            return Err(field_error(Location::TopLevel, "assertions", format!("expected an array, found {}", kind(other))));
+            return Err(field_error(
+                Location::TopLevel,
+                "assertions",
+                format!("expected an array, found {}", kind(other)),
+            ));
         }
-        None => return Err(field_error(Location::TopLevel, "assertions", "missing: the file has no `assertions` array".into())),
+        None => {
+            return Err(field_error(
+                Location::TopLevel,
+                "assertions",
+                "missing: the file has no `assertions` array".into(),
+            ));
+        }
     };
 
     let mut seen = HashSet::new();
@@ -177,8 +199,14 @@ mod tests {
 
     #[test]
     fn field_errors_name_the_assertion_and_field() {
-        assert_eq!(err(r#"{"plugin": "x"}"#), "a.json: top level: field `assertions`: missing: the file has no `assertions` array");
-        assert_eq!(err(r#"{"assertions": {}}"#), "a.json: top level: field `assertions`: expected an array, found an object");
+        assert_eq!(
+            err(r#"{"plugin": "x"}"#),
+            "a.json: top level: field `assertions`: missing: the file has no `assertions` array"
+        );
+        assert_eq!(
+            err(r#"{"assertions": {}}"#),
+            "a.json: top level: field `assertions`: expected an array, found an object"
+        );
         assert_eq!(err(r#"{"assertions": [{"type": "file_exists"}]}"#), "a.json: assertions[0]: field `id`: missing");
         assert_eq!(
             err(r#"{"assertions": [{"id": "A-1"}]}"#),
@@ -196,7 +224,10 @@ mod tests {
             err(r#"{"assertions": [{"id": "B", "type": "shell_exit_zero", "command": 7}]}"#),
             "a.json: assertion 'B' (assertions[0]): field `command`: expected a string, found a number"
         );
-        assert_eq!(err(r#"{"max_passes": "5", "assertions": []}"#), "a.json: top level: field `max_passes`: expected a non-negative integer, found a string");
+        assert_eq!(
+            err(r#"{"max_passes": "5", "assertions": []}"#),
+            "a.json: top level: field `max_passes`: expected a non-negative integer, found a string"
+        );
     }
 
     #[test]

@@ -121,11 +121,15 @@ mod tests {
         file.set_confidence(Confidence::new(1, 1));
         file.save().unwrap();
         let written = std::fs::read_to_string(&path).unwrap();
-        let keys: Vec<_> = serde_json::from_str::<Value>(&written).unwrap().as_object().unwrap().keys().cloned().collect();
+        let keys: Vec<_> =
+            serde_json::from_str::<Value>(&written).unwrap().as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["zeta", "assertions", "alpha", "confidence"]);
         let expected = r#"{"zeta": 1, "assertions": [{"x-extra": [1, {"b": 2, "a": 1}], "type": "file_exists", "id": "A", "path": "p", "status": "pass", "failure_output": null}], "alpha": null, "confidence": {"note": "kept", "score": 1.0, "passed": 1, "total": 1}}"#;
         let expected: Value = serde_json::from_str(expected).unwrap();
-        assert_eq!(serde_json::to_string(&serde_json::from_str::<Value>(&written).unwrap()).unwrap(), serde_json::to_string(&expected).unwrap());
+        assert_eq!(
+            serde_json::to_string(&serde_json::from_str::<Value>(&written).unwrap()).unwrap(),
+            serde_json::to_string(&expected).unwrap()
+        );
     }
 
     #[test]

@@ -49,7 +49,11 @@ impl Outcome {
                     .evidence
                     .into_iter()
                     .take(MAX_EVIDENCE)
-                    .map(|e| Evidence { path: cut(e.path, MAX_EVIDENCE_TEXT_CHARS), line: e.line, text: cut(e.text, MAX_EVIDENCE_TEXT_CHARS) })
+                    .map(|e| Evidence {
+                        path: cut(e.path, MAX_EVIDENCE_TEXT_CHARS),
+                        line: e.line,
+                        text: cut(e.text, MAX_EVIDENCE_TEXT_CHARS),
+                    })
                     .collect(),
                 duration,
             },
@@ -126,13 +130,19 @@ impl Checks {
             Kind::Command { .. } if !self.by_type.contains_key(&assertion.type_name) => {
                 return Plan::Decided(Outcome::decided(
                     Status::Error,
-                    format!("assertion type '{}' is not supported yet: the sandboxed command interpreter is not built", assertion.type_name),
+                    format!(
+                        "assertion type '{}' is not supported yet: the sandboxed command interpreter is not built",
+                        assertion.type_name
+                    ),
                 ));
             }
             Kind::Command { .. } | Kind::Unknown => {}
         }
         let Some(registered) = self.by_type.get(&assertion.type_name) else {
-            return Plan::Decided(Outcome::decided(Status::Error, format!("unknown assertion type '{}'", assertion.type_name)));
+            return Plan::Decided(Outcome::decided(
+                Status::Error,
+                format!("unknown assertion type '{}'", assertion.type_name),
+            ));
         };
         let loaded = registered.loaded.get_or_init(|| {
             self.sandbox.load(&registered.name, &registered.wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())

@@ -124,7 +124,7 @@ impl fmt::Display for Seconds {
         let ms = self.0.as_millis();
         if ms < 1000 {
             write!(f, "{ms} ms")
-        } else if ms % 1000 == 0 {
+        } else if ms.is_multiple_of(1000) {
             write!(f, "{} s", ms / 1000)
         } else {
             write!(f, "{:.1} s", self.0.as_secs_f64())
@@ -158,7 +158,8 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
     let duration = match text.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs > 0.0 => Duration::from_secs_f64(secs),
         Ok(_) => return Err(format!("'{text}' must be a positive duration")),
-        Err(_) => humantime::parse_duration(text).map_err(|e| format!("'{text}' is not a duration ({e}; try 10s or 500ms)"))?,
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("'{text}' is not a duration ({e}; try 10s or 500ms)"))?,
     };
     if duration.is_zero() {
         return Err(format!("'{text}' must be a positive duration"));

@@ -177,7 +177,8 @@ impl Sandbox {
 
     /// Compiles (or loads from the cache) and pre-links a component. `name` is for messages.
     pub fn load(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
-        let component_error = |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
+        let component_error =
+            |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
         let component = match &self.cache {
             Some(cache) => cache.component(&self.engine, wasm),
             None => Component::new(&self.engine, wasm),
@@ -206,7 +207,12 @@ impl Sandbox {
 }
 
 /// One evaluation, start to finish, in a fresh store.
-fn evaluate_in_store(pre: &BuiltinCheckPre<HostState>, root: &RootDir, input: &str, limits: Limits) -> Result<Verdict, EvalError> {
+fn evaluate_in_store(
+    pre: &BuiltinCheckPre<HostState>,
+    root: &RootDir,
+    input: &str,
+    limits: Limits,
+) -> Result<Verdict, EvalError> {
     let stdout = MemoryOutputPipe::new(limits.output);
     let stderr = MemoryOutputPipe::new(limits.output);
     let mut wasi = WasiCtxBuilder::new();
@@ -231,9 +237,8 @@ fn evaluate_in_store(pre: &BuiltinCheckPre<HostState>, root: &RootDir, input: &s
     store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
     store.epoch_deadline_trap();
 
-    let result = pre
-        .instantiate(&mut store)
-        .and_then(|check| check.reviewhost_check_check().call_evaluate(&mut store, input));
+    let result =
+        pre.instantiate(&mut store).and_then(|check| check.reviewhost_check_check().call_evaluate(&mut store, input));
     match result {
         Ok(Ok(verdict)) => Ok(Verdict {
             passed: verdict.passed,

@@ -8,11 +8,7 @@ pub struct FifoReader;
 impl Check for FifoReader {
     fn evaluate(assertion: &str) -> Result<Verdict, String> {
         // The path is the value of the "path" key; no JSON parser needed for a test.
-        let path = assertion
-            .split("\"path\":")
-            .nth(1)
-            .and_then(|rest| rest.split('"').nth(1))
-            .ok_or("no path")?;
+        let path = assertion.split("\"path\":").nth(1).and_then(|rest| rest.split('"').nth(1)).ok_or("no path")?;
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
         Ok(Verdict::pass(format!("read {} bytes", text.len())))
     }

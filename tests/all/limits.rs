@@ -1,0 +1,90 @@
+//! Hostile components against the sandbox's limits. Each must end as `error` naming the
+//! limit, within the limit plus slack, while the other assertions in the same file are
+//! still evaluated correctly and the host keeps going.
+
+use std::time::{Duration, Instant};
+
+use reviewhost::RunOptions;
+use reviewhost::assertion::Status;
+use reviewhost::sandbox::{Limits, WATCHDOG_GRACE};
+use serde_json::json;
+
+use crate::support::*;
+
+/// Scheduling slack on a loaded 2-core CI machine.
+const SLACK: Duration = Duration::from_millis(1500);
+
+fn hostile_file(dir: &std::path::Path, hostile_type: &str) -> std::path::PathBuf {
+    std::fs::write(dir.join("ok.txt"), "fine\n").unwrap();
+    assertions_file(
+        dir,
+        json!([
+            {"id": "OK-1", "type": "file_exists", "description": "before", "path": "ok.txt"},
+            {"id": "H-1", "type": hostile_type, "description": "hostile", "path": "fifo"},
+            {"id": "OK-2", "type": "file_content", "description": "after", "path": "ok.txt", "needle": "fine"},
+            {"id": "OK-3", "type": "file_exists", "description": "a real failure", "path": "missing"}
+        ]),
+    )
+}
+
+/// Runs the hostile file with the component registered for `hostile_type`; returns the
+/// hostile assertion's message and duration, after checking its neighbours.
+fn run_hostile(component: &str, limits: Limits, dir: &std::path::Path) -> (String, Duration) {
+    let file = hostile_file(dir, "hostile");
+    let mut runner = runner(limits, 2);
+    runner.checks_mut().register(&["hostile"], "hostile", &std::fs::read(component).unwrap());
+    let report = runner.run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true }).unwrap();
+    let by_id = |id: &str| report.results.iter().find(|(a, _)| a.id == id).unwrap().1.clone();
+    assert_eq!(by_id("OK-1").status, Status::Pass);
+    assert_eq!(by_id("OK-2").status, Status::Pass);
+    assert_eq!(by_id("OK-3").status, Status::Fail);
+    let hostile = by_id("H-1");
+    assert_eq!(hostile.status, Status::Error, "{}", hostile.message);
+    assert_eq!(statuses(&file)[1], ("H-1".to_string(), "error".to_string()));
+    (hostile.message, hostile.duration)
+}
+
+#[test]
+fn an_infinite_loop_times_out_within_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
+    let (message, took) = run_hostile(reviewhost_tests::SPIN, limits, dir.path());
+    assert_eq!(message, "timed out after 1 s");
+    assert!(took >= limits.timeout && took < limits.timeout + SLACK, "took {took:?}");
+}
+
+#[test]
+fn unbounded_memory_growth_hits_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { memory: 64 << 20, ..Limits::default() };
+    let started = Instant::now();
+    let (message, _) = run_hostile(reviewhost_tests::BALLOON, limits, dir.path());
+    assert_eq!(message, "memory limit 64 MiB exceeded");
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+}
+
+/// Opening a FIFO blocks inside a host call, where no epoch deadline can fire. The
+/// watchdog abandons the evaluation and the run finishes.
+#[test]
+fn a_host_call_blocked_on_a_fifo_is_abandoned() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
+    let started = Instant::now();
+    let (message, took) = run_hostile(reviewhost_tests::FIFO_READER, limits, dir.path());
+    assert!(message.starts_with("blocked in a host call for more than 2 s"), "{message}");
+    assert!(took < limits.timeout + WATCHDOG_GRACE + SLACK, "took {took:?}");
+    assert!(started.elapsed() < limits.timeout + WATCHDOG_GRACE + SLACK * 2);
+    // Release the abandoned thread: a writer lets its open() return.
+    drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+}
+
+#[test]
+fn the_command_line_limits_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.txt"), "fine\n").unwrap();
+    let file = assertions_file(dir.path(), json!([{"id": "A", "type": "file_exists", "path": "ok.txt"}]));
+    let out = run(&file, dir.path(), &["--timeout", "500ms", "--memory", "32MiB", "--jobs", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

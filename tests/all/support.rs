@@ -1,0 +1,71 @@
+//! Helpers shared by the test modules.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use reviewhost::Runner;
+use reviewhost::sandbox::{Cache, Limits};
+use sha2::{Digest, Sha256};
+
+/// One compiled-component cache for the whole test run, inside the target directory,
+/// so the built-in components are compiled once, not once per test.
+pub fn cache_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("reviewhost-cache")
+}
+
+/// The `reviewhost` binary, with the test cache and no inherited `ASSERTIONS_FILE`.
+pub fn reviewhost() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_reviewhost"));
+    cmd.env("REVIEWHOST_CACHE_DIR", cache_dir()).env_remove("ASSERTIONS_FILE").env("NO_COLOR", "1");
+    cmd
+}
+
+/// Runs `reviewhost run FILE --root ROOT EXTRA...`.
+pub fn run(file: &Path, root: &Path, extra: &[&str]) -> Output {
+    reviewhost().arg("run").arg(file).arg("--root").arg(root).args(extra).output().expect("reviewhost runs")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A runner over the library with the test cache.
+pub fn runner(limits: Limits, jobs: usize) -> Runner {
+    Runner::new(limits, jobs, Some(Cache::open(&cache_dir()).unwrap())).unwrap()
+}
+
+pub fn sha256(path: &Path) -> String {
+    format!("{:x}", Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+/// Writes an assertions file holding `assertions` (a JSON array) into `dir`.
+pub fn assertions_file(dir: &Path, assertions: serde_json::Value) -> PathBuf {
+    let path = dir.join("review-assertions.json");
+    let doc = serde_json::json!({
+        "plugin": "test",
+        "max_passes": 5,
+        "current_pass": 1,
+        "assertions": assertions,
+        "confidence": { "passed": 0, "total": 0, "score": 0.0 }
+    });
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    path
+}
+
+/// The file's assertions, parsed.
+pub fn read_assertions(path: &Path) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    doc["assertions"].as_array().unwrap().clone()
+}
+
+/// `(id, status)` of every assertion in the file.
+pub fn statuses(path: &Path) -> Vec<(String, String)> {
+    read_assertions(path)
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap().to_string(), a["status"].as_str().unwrap_or("null").to_string()))
+        .collect()
+}
