@@ -6,6 +6,7 @@ fn main() {
         "reviewhost-test-spin",
         "reviewhost-test-balloon",
         "reviewhost-test-fifo-reader",
+        "reviewhost-test-vandal",
     ]);
     for (package, path) in guests {
         let name = package.trim_start_matches("reviewhost-test-").to_uppercase().replace('-', "_");

@@ -9,6 +9,7 @@ mod support;
 mod crash_safety;
 mod escapes;
 mod file_errors;
+mod isolation;
 mod limits;
 mod seed;
 mod write_back;

@@ -7,3 +7,5 @@ pub const SPIN: &str = env!("TEST_COMPONENT_SPIN");
 pub const BALLOON: &str = env!("TEST_COMPONENT_BALLOON");
 /// Reads whatever `path` names, FIFOs included.
 pub const FIFO_READER: &str = env!("TEST_COMPONENT_FIFO_READER");
+/// Tries to write, delete, connect, look up names and read env/args/stdin.
+pub const VANDAL: &str = env!("TEST_COMPONENT_VANDAL");

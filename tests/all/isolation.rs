@@ -1,0 +1,47 @@
+//! A check cannot change the root, reach the network, or see the host's environment,
+//! arguments or stdin. The vandal component tries each and reports what happened; the
+//! test also checks from the outside that nothing changed and nothing connected.
+
+use std::net::TcpListener;
+
+use reviewhost::RunOptions;
+use reviewhost::assertion::Status;
+use reviewhost::sandbox::Limits;
+use serde_json::json;
+
+use crate::support::*;
+
+#[test]
+fn writes_network_environment_and_parent_are_all_refused() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    std::fs::create_dir_all(root.join("empty-dir")).unwrap();
+    std::fs::write(root.join("victim.txt"), "original").unwrap();
+    std::fs::write(base.path().join("outside.txt"), "outside").unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let state_dir = tempfile::tempdir().unwrap();
+    let file = assertions_file(state_dir.path(), json!([{"id": "V-1", "type": "vandal", "port": port}]));
+    let before: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+
+    // The test process has plenty of environment (PATH, CARGO_*): none may be visible.
+    assert!(std::env::vars().next().is_some());
+    let mut runner = runner(Limits::default(), 1);
+    runner.checks_mut().register(&["vandal"], "vandal", &std::fs::read(reviewhost_tests::VANDAL).unwrap());
+    let report = runner.run(&RunOptions { file, root: root.clone(), write: true }).unwrap();
+
+    let outcome = &report.results[0].1;
+    for attempt in
+        ["create", "append", "truncate", "remove", "rename", "mkdir", "rmdir", "tcp", "udp", "dns", "env", "args", "stdin"]
+            .iter()
+            .chain(&["parent", "outside"])
+    {
+        assert!(outcome.message.contains(&format!("{attempt}=refused")), "{attempt}: {}", outcome.message);
+    }
+    assert_eq!(outcome.status, Status::Pass, "{}", outcome.message);
+    let after: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(before, after);
+    assert_eq!(std::fs::read_to_string(root.join("victim.txt")).unwrap(), "original");
+    assert!(listener.accept().is_err(), "the guest connected to the host's loopback listener");
+}
