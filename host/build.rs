@@ -2,7 +2,7 @@
 //! embed them in the binary (see `src/check/builtin.rs`).
 
 fn main() {
-    let guests = reviewhost_guest_build::build_guests(&["reviewhost-check-fs"]);
+    let guests = reviewhost_guest_build::build_guests(&["reviewhost-check-fs", "reviewhost-check-shell"]);
     for (package, path) in guests {
         let var = format!("{}_WASM", package.to_uppercase().replace('-', "_"));
         println!("cargo:rustc-env={var}={}", path.display());

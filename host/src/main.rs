@@ -33,6 +33,28 @@ Examples:
 
 Exit codes: 0 all pass, 1 some fail or error, 2 the run could not be done.")]
     Run(RunArgs),
+    /// Report assertions that are vacuous, impossible or contradictory, without running them.
+    #[command(after_help = "\
+Finds: an `expected` that contradicts the `type`, an unknown type or expected value,
+`grep -c` under grep_not_match (a count is always printed), `\\|` in an -E pattern or `|`
+in a basic one (a literal bar), a grep_not_match on a path that does not exist, and a
+grep_match whose command ends with an unconditional echo.
+
+Examples:
+  reviewhost lint
+  reviewhost lint review.json --root .
+
+Exit codes: 0 no findings, 1 findings, 2 the file could not be read or is invalid.")]
+    Lint(LintArgs),
+}
+
+#[derive(clap::Args)]
+struct LintArgs {
+    /// The assertions file [default: $ASSERTIONS_FILE, else .claude/state/review-assertions.json]
+    file: Option<PathBuf>,
+    /// The directory the commands would see as `/`.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -63,6 +85,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
+        Command::Lint(args) => lint(args),
     };
     match result {
         Ok(code) => code,
@@ -73,17 +96,36 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let cache = Cache::default_dir().and_then(|dir| match Cache::open(&dir) {
+/// The compiled-component cache, or none (with a warning) when it cannot be trusted.
+fn cache() -> Option<Cache> {
+    Cache::default_dir().and_then(|dir| match Cache::open(&dir) {
         Ok(cache) => Some(cache),
         Err(e) => {
             eprintln!("reviewhost: warning: not using the compiled-component cache: {e}");
             None
         }
-    });
-    let runner = Runner::new(limits, jobs, cache)?;
+    })
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn lint(args: LintArgs) -> anyhow::Result<ExitCode> {
+    let runner = Runner::new(Limits::default(), default_jobs(), cache())?;
+    let file = args.file.unwrap_or_else(reviewhost::run::default_file);
+    let findings = runner.lint(&file, &args.root)?;
+    let mut stdout = std::io::stdout().lock();
+    for (id, finding) in &findings {
+        let _ = writeln!(stdout, "{id}: {}", finding.replace('\n', "\n    "));
+    }
+    let _ = writeln!(stdout, "{} finding(s) in {}", findings.len(), file.display());
+    Ok(if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
+    let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache())?;
     let options = RunOptions {
         file: args.file.unwrap_or_else(reviewhost::run::default_file),
         root: args.root,

@@ -109,29 +109,47 @@ impl Runner {
         })
     }
 
+    /// Findings per assertion (id, finding) for `reviewhost lint`: nothing is judged,
+    /// the file is not written.
+    pub fn lint(&self, file: &Path, root: &Path) -> Result<Vec<(String, String)>, RunError> {
+        let root = RootDir::new(root).map_err(|source| RunError::Root { root: root.to_path_buf(), source })?;
+        let file = assertion::load(file)?;
+        let findings = parallel_map(file.assertions(), self.jobs, |a| self.checks.lint(a, &root));
+        Ok(file
+            .assertions()
+            .iter()
+            .zip(findings)
+            .flat_map(|(a, found)| found.into_iter().map(|f| (a.id.clone(), f)))
+            .collect())
+    }
+
     /// Evaluates `assertions` on up to `jobs` threads; outcomes in input order.
     fn evaluate_all(&self, assertions: &[Assertion], root: &RootDir) -> Vec<Outcome> {
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Outcome>>> = assertions.iter().map(|_| Mutex::new(None)).collect();
-        let workers = self.jobs.min(assertions.len()).max(1);
-        thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| {
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(assertion) = assertions.get(index) else { break };
-                        let plan = self.checks.plan(assertion, root);
-                        let outcome = self.checks.execute(plan, root);
-                        *slots[index].lock().expect("no panics while held") = Some(outcome);
-                    }
-                });
-            }
-        });
-        slots
-            .into_iter()
-            .map(|slot| slot.into_inner().expect("no panics while held").expect("every index was evaluated"))
-            .collect()
+        parallel_map(assertions, self.jobs, |assertion| {
+            let plan = self.checks.plan(assertion, root);
+            self.checks.execute(plan, root)
+        })
     }
+}
+
+/// `items.map(f)` on up to `jobs` threads, results in input order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let workers = jobs.min(items.len()).max(1);
+    thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = f(item);
+                    *slots[index].lock().expect("no panics while held") = Some(result);
+                }
+            });
+        }
+    });
+    slots.into_iter().map(|slot| slot.into_inner().expect("no panics while held").expect("every index was evaluated")).collect()
 }
 
 /// The default assertions file: `$ASSERTIONS_FILE`, else the seed's location.

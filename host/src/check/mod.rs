@@ -1,10 +1,11 @@
 //! From an assertion to what evaluates it.
 //!
 //! [`Checks`] knows which component evaluates each assertion type and prepares its
-//! input: the assertion's object, with `path` made root-relative. Some assertions are
-//! decided here without running anything: a `path` outside the root fails (it is never
-//! read), an unknown type is an error, and the command types are an error until the
-//! command interpreter lands.
+//! input: the assertion's object, with `path` made root-relative and, for the command
+//! types, the judging rule that `type` and `expected` select ([`expect`]). Some
+//! assertions are decided here without running anything: a `path` outside the root
+//! fails (it is never read); an unknown type, or an `expected` that contradicts the
+//! type, is an error.
 //!
 //! Components are loaded lazily: a file without file checks never compiles the fs check.
 
@@ -14,12 +15,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::assertion::{Assertion, Kind, Status};
+pub mod expect;
+
+use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
 use crate::sandbox::{CheckComponent, EvalError, Evidence, RootDir, Sandbox, SandboxError, Verdict};
 
 /// The built-in check components, compiled by `build.rs` and embedded.
 mod builtin {
     pub const FS: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_FS_WASM"));
+    pub const SHELL: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_SHELL_WASM"));
 }
 
 /// The result of checking one assertion.
@@ -104,6 +108,7 @@ impl Checks {
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
         let mut checks = Checks { sandbox, by_type: HashMap::new() };
         checks.register(&["file_exists", "file_content"], "fs", builtin::FS);
+        checks.register(COMMAND_TYPES, "shell", builtin::SHELL);
         checks
     }
 
@@ -119,30 +124,32 @@ impl Checks {
 
     /// Decides what checking `assertion` takes.
     pub fn plan(&self, assertion: &Assertion, root: &RootDir) -> Plan {
-        let mut object = assertion.object.clone();
-        match &assertion.kind {
-            Kind::FileExists { path } | Kind::FileContent { path, .. } => match root.relative(path) {
-                Ok(relative) => {
-                    object.insert("path".into(), Value::String(relative));
-                }
-                Err(outside) => return Plan::Decided(Outcome::decided(Status::Fail, outside.to_string())),
-            },
-            Kind::Command { .. } if !self.by_type.contains_key(&assertion.type_name) => {
-                return Plan::Decided(Outcome::decided(
-                    Status::Error,
-                    format!(
-                        "assertion type '{}' is not supported yet: the sandboxed command interpreter is not built",
-                        assertion.type_name
-                    ),
-                ));
-            }
-            Kind::Command { .. } | Kind::Unknown => {}
+        match self.input(assertion, root) {
+            Ok(input) => self.component_plan(assertion, input),
+            Err(decided) => Plan::Decided(decided),
         }
+    }
+
+    /// The input object of the assertion's check, or the outcome when the assertion is
+    /// decided without running anything.
+    fn input(&self, assertion: &Assertion, root: &RootDir) -> Result<serde_json::Map<String, Value>, Outcome> {
+        let mut object = assertion.object.clone();
+        if let Kind::FileExists { path } | Kind::FileContent { path, .. } = &assertion.kind {
+            let relative = root.relative(path).map_err(|outside| Outcome::decided(Status::Fail, outside.to_string()))?;
+            object.insert("path".into(), Value::String(relative));
+        }
+        let rule = expect::resolve(&assertion.type_name, assertion.object.get("expected"))
+            .map_err(|reason| Outcome::decided(Status::Error, reason))?;
+        if let Some(rule) = rule {
+            object.insert("reviewhost_rule".into(), rule.rule);
+            object.insert("reviewhost_intent".into(), Value::String(rule.intent.into()));
+        }
+        Ok(object)
+    }
+
+    fn component_plan(&self, assertion: &Assertion, object: serde_json::Map<String, Value>) -> Plan {
         let Some(registered) = self.by_type.get(&assertion.type_name) else {
-            return Plan::Decided(Outcome::decided(
-                Status::Error,
-                format!("unknown assertion type '{}'", assertion.type_name),
-            ));
+            return Plan::Decided(Outcome::decided(Status::Error, format!("unknown assertion type '{}'", assertion.type_name)));
         };
         let loaded = registered.loaded.get_or_init(|| {
             self.sandbox.load(&registered.name, &registered.wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
@@ -150,6 +157,28 @@ impl Checks {
         match loaded {
             Ok(component) => Plan::Evaluate { component: component.clone(), input: Value::Object(object).to_string() },
             Err(reason) => Plan::Decided(Outcome::decided(Status::Error, reason.clone())),
+        }
+    }
+
+    /// Findings about `assertion` that make it vacuous, impossible or contradictory,
+    /// without running it: the type and `expected` are checked here, the command by the
+    /// shell check in its lint mode (the command is untrusted and parsed in the sandbox).
+    pub fn lint(&self, assertion: &Assertion, root: &RootDir) -> Vec<String> {
+        let mut object = match self.input(assertion, root) {
+            Ok(object) => object,
+            Err(decided) if decided.status == Status::Error => return vec![decided.message],
+            Err(_) => return Vec::new(),
+        };
+        if !matches!(assertion.kind, Kind::Command { .. }) {
+            return match self.by_type.contains_key(&assertion.type_name) {
+                true => Vec::new(),
+                false => vec![format!("unknown assertion type '{}'", assertion.type_name)],
+            };
+        }
+        object.insert("reviewhost_mode".into(), Value::String("lint".into()));
+        match self.execute(self.component_plan(assertion, object), root) {
+            Outcome { status: Status::Error, message, .. } => vec![message],
+            outcome => outcome.evidence.into_iter().map(|e| e.text).collect(),
         }
     }
 

@@ -1,0 +1,213 @@
+//! What the tools share: GNU-style option parsing (clustered short options, options after
+//! operands, `--`, long options with unambiguous prefixes), reading an input file with the
+//! special-file guard, and the wording of I/O errors.
+//!
+//! Left out: environment-driven behaviour (`POSIXLY_CORRECT` stopping option parsing at the
+//! first operand), since the sandbox has no environment to speak of.
+
+use std::io;
+use std::path::Path;
+
+use reviewhost_tool::{Ctx, Io};
+
+/// Largest input a tool reads into memory. The sandbox caps memory anyway; this turns a
+/// runaway read into a clean error instead of a trap.
+pub(crate) const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Which options a tool accepts.
+pub(crate) struct OptSpec {
+    /// Short options that take a value (`n` for `-n 5`, `-n5`).
+    pub with_value: &'static str,
+    /// Short options without a value.
+    pub flags: &'static str,
+    /// Long options: name, the short option (or private code) it stands for, takes a value.
+    pub long: &'static [(&'static str, char, bool)],
+}
+
+/// Parsed command line: options in order, and operands.
+pub(crate) struct Parsed {
+    pub opts: Vec<(char, Option<String>)>,
+    pub operands: Vec<String>,
+}
+
+/// Parse `args` the way getopt_long does with permutation. On error, returns the message
+/// GNU prints (including the `Try ... --help` line).
+pub(crate) fn parse_opts(tool: &str, args: &[String], spec: &OptSpec) -> Result<Parsed, String> {
+    let try_help = format!("Try '{tool} --help' for more information.\n");
+    let mut opts = Vec::new();
+    let mut operands = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if arg == "--" {
+            operands.extend(args[i..].iter().cloned());
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let exact = spec.long.iter().find(|(l, _, _)| *l == name);
+            let candidates: Vec<_> = spec.long.iter().filter(|(l, _, _)| l.starts_with(name)).collect();
+            let found = match (exact, candidates.as_slice()) {
+                (Some(e), _) => e,
+                (None, [one]) => *one,
+                (None, []) => return Err(format!("{tool}: unrecognized option '{arg}'\n{try_help}")),
+                (None, _) => return Err(format!("{tool}: option '{arg}' is ambiguous\n{try_help}")),
+            };
+            let (lname, code, takes) = *found;
+            if takes {
+                let value = match inline {
+                    Some(v) => v,
+                    None if i < args.len() => {
+                        i += 1;
+                        args[i - 1].clone()
+                    }
+                    None => return Err(format!("{tool}: option '--{lname}' requires an argument\n{try_help}")),
+                };
+                opts.push((code, Some(value)));
+            } else if inline.is_some() {
+                return Err(format!("{tool}: option '--{lname}' doesn't allow an argument\n{try_help}"));
+            } else {
+                opts.push((code, None));
+            }
+            continue;
+        }
+        if arg.len() < 2 || !arg.starts_with('-') {
+            operands.push(arg.clone());
+            continue;
+        }
+        let cluster: Vec<char> = arg[1..].chars().collect();
+        let mut j = 0;
+        while j < cluster.len() {
+            let c = cluster[j];
+            j += 1;
+            if spec.with_value.contains(c) {
+                let rest: String = cluster[j..].iter().collect();
+                let value = if !rest.is_empty() {
+                    rest
+                } else if i < args.len() {
+                    i += 1;
+                    args[i - 1].clone()
+                } else {
+                    return Err(format!("{tool}: option requires an argument -- '{c}'\n{try_help}"));
+                };
+                opts.push((c, Some(value)));
+                break;
+            } else if spec.flags.contains(c) {
+                opts.push((c, None));
+            } else {
+                return Err(format!("{tool}: invalid option -- '{c}'\n{try_help}"));
+            }
+        }
+    }
+    Ok(Parsed { opts, operands })
+}
+
+/// The message GNU tools print for an I/O error (strerror without Rust's `(os error N)`).
+pub(crate) fn io_msg(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "No such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        io::ErrorKind::IsADirectory => "Is a directory".into(),
+        io::ErrorKind::NotADirectory => "Not a directory".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(p) => s[..p].to_string(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// Why a path that exists must not be opened: GNU's strerror-like wording for the special
+/// file types, since opening a FIFO or a device would block or misbehave in the sandbox.
+pub(crate) fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let ft = meta.file_type();
+    if ft.is_file() || ft.is_dir() || ft.is_symlink() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return Some("Is a FIFO");
+        }
+        if ft.is_char_device() {
+            return Some("Is a character device");
+        }
+        if ft.is_block_device() {
+            return Some("Is a block device");
+        }
+        if ft.is_socket() {
+            return Some("Is a socket");
+        }
+    }
+    Some("Not a regular file")
+}
+
+/// Why reading `path` failed.
+pub(crate) enum ReadError {
+    /// The path is a directory (tools word this differently).
+    IsDir,
+    /// Any other reason, already worded.
+    Other(String),
+}
+
+impl ReadError {
+    pub(crate) fn msg(&self) -> String {
+        match self {
+            ReadError::IsDir => "Is a directory".into(),
+            ReadError::Other(s) => s.clone(),
+        }
+    }
+}
+
+/// Read a regular file completely, refusing directories and special files before opening.
+pub(crate) fn read_path(real: &Path) -> Result<Vec<u8>, ReadError> {
+    let meta = std::fs::metadata(real).map_err(|e| ReadError::Other(io_msg(&e)))?;
+    if meta.is_dir() {
+        return Err(ReadError::IsDir);
+    }
+    if let Some(kind) = special_kind(&meta) {
+        return Err(ReadError::Other(kind.into()));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(ReadError::Other("File too large".into()));
+    }
+    std::fs::read(real).map_err(|e| ReadError::Other(io_msg(&e)))
+}
+
+/// Read the operand `name`: `-` is stdin, anything else a file through `ctx`.
+pub(crate) fn read_operand(name: &str, ctx: &Ctx, io: &Io) -> Result<Vec<u8>, ReadError> {
+    if name == "-" { Ok(io.stdin.to_vec()) } else { read_path(&ctx.real(name)) }
+}
+
+/// Split into lines on `\n`, each without its terminator; a final unterminated line counts.
+pub(crate) fn split_lines(data: &[u8], delim: u8) -> Vec<&[u8]> {
+    if data.is_empty() {
+        return Vec::new();
+    }
+    let body = data.strip_suffix(&[delim]).unwrap_or(data);
+    body.split(|&b| b == delim).collect()
+}
+
+/// Write a usage error and return `status`.
+pub(crate) fn usage(io: &mut Io, msg: &str, status: i32) -> i32 {
+    io.stderr.extend_from_slice(msg.as_bytes());
+    status
+}
+
+/// Write `tool: msg` plus the `Try --help` line, the GNU form of a bad-argument error.
+pub(crate) fn usage_try(io: &mut Io, tool: &str, msg: &str, status: i32) -> i32 {
+    let text = format!("{tool}: {msg}\nTry '{tool} --help' for more information.\n");
+    usage(io, &text, status)
+}
+
+/// Write `tool: msg\n` to stderr.
+pub(crate) fn err(io: &mut Io, tool: &str, msg: &str) {
+    io.stderr.extend_from_slice(format!("{tool}: {msg}\n").as_bytes());
+}

@@ -1,0 +1,1119 @@
+//! The tools that look at the tree: `ls`, `find`, and the path helpers `basename` and
+//! `dirname`, following GNU coreutils 9.x and findutils 4.9 with stdout not a terminal
+//! (one name per line, no quoting, byte-order sorting as in C.UTF-8).
+//!
+//! Left out on purpose: `ls -l` prints a simplified long format (numeric owner and group,
+//! an ISO `YYYY-MM-DD HH:MM` UTC date instead of GNU's locale date, no ACL marker), `ls`
+//! column output (`-C`, `-x`: never chosen when stdout is not a terminal), colours, and
+//! `find`'s actions that run or write things (`-exec`, `-ok`, `-delete`, `-fprint`, ...:
+//! refused), `-regex`, `-perm`, the time tests other than `-newer`, and `-printf`
+//! directives beyond `%p %P %f %h %s %d %y %m %%`. `find` does not follow symlinks (`-P`).
+
+use std::fs::{self, Metadata};
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
+
+use crate::common::{OptSpec, err, io_msg, parse_opts, usage, usage_try};
+
+/// `ls` exit status for a minor problem (an unreadable subdirectory during `-R`).
+const LS_MINOR: i32 = 1;
+/// Deepest `find` recursion: deeper trees are reported instead of overflowing the stack.
+const FIND_MAX_DEPTH: usize = 4096;
+/// `find -size` default unit: 512-byte blocks.
+const FIND_BLOCK: u64 = 512;
+
+/// `dir` joined with `name` the way GNU's file_name_concat does for `ls -R` headers.
+fn ls_join(dir: &str, name: &str) -> String {
+    let trimmed = dir.trim_end_matches('/');
+    if trimmed.is_empty() && dir.starts_with('/') { format!("/{name}") } else { format!("{trimmed}/{name}") }
+}
+
+// ---------------------------------------------------------------- ls
+
+#[derive(Clone, Copy, PartialEq)]
+enum LsSort {
+    Name,
+    None,
+    Time,
+    Size,
+}
+
+struct LsOpts {
+    all: bool,
+    almost_all: bool,
+    long: bool,
+    recursive: bool,
+    dirs_as_files: bool,
+    reverse: bool,
+    classify: bool,
+    slash: bool,
+    sort: LsSort,
+}
+
+/// One entry to print: the name shown, and metadata (lstat, or stat for followed operands).
+struct Entry {
+    name: String,
+    meta: Option<Metadata>,
+    real: std::path::PathBuf,
+}
+
+/// `ls [-aAdlrRFp1tSU] [FILE...]`.
+pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
+    const SPEC: OptSpec = OptSpec {
+        with_value: "",
+        flags: "aAdlrRFp1tSUhC",
+        long: &[
+            ("all", 'a', false),
+            ("almost-all", 'A', false),
+            ("directory", 'd', false),
+            ("recursive", 'R', false),
+            ("reverse", 'r', false),
+            ("classify", 'F', false),
+            ("human-readable", 'h', false),
+        ],
+    };
+    let p = match parse_opts("ls", args, &SPEC) {
+        Ok(p) => p,
+        Err(m) => return usage(io, &m, EXIT_TROUBLE),
+    };
+    let mut o = LsOpts {
+        all: false,
+        almost_all: false,
+        long: false,
+        recursive: false,
+        dirs_as_files: false,
+        reverse: false,
+        classify: false,
+        slash: false,
+        sort: LsSort::Name,
+    };
+    for (c, _) in &p.opts {
+        match c {
+            'a' => (o.all, o.almost_all) = (true, false),
+            'A' => (o.almost_all, o.all) = (true, false),
+            'd' => o.dirs_as_files = true,
+            'l' => o.long = true,
+            'r' => o.reverse = true,
+            'R' => o.recursive = true,
+            'F' => o.classify = true,
+            'p' => o.slash = true,
+            't' => o.sort = LsSort::Time,
+            'S' => o.sort = LsSort::Size,
+            'U' => o.sort = LsSort::None,
+            'C' => {
+                err(io, "ls", "column output is not supported in the sandbox");
+                return EXIT_TROUBLE;
+            }
+            _ => {}
+        }
+    }
+    let n_operands = p.operands.len();
+    let operands = if p.operands.is_empty() { vec![".".to_string()] } else { p.operands };
+    // Symlink operands are followed unless -d, -F or -l (GNU's default dereferencing).
+    let follow_operands = !(o.dirs_as_files || o.classify || o.long);
+    let mut status = 0;
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for name in &operands {
+        let real = ctx.real(name);
+        let lmeta = fs::symlink_metadata(&real);
+        let meta = match lmeta {
+            Ok(m) if m.file_type().is_symlink() && follow_operands => fs::metadata(&real).or(Ok(m)),
+            other => other,
+        };
+        match meta {
+            Err(e) => {
+                err(io, "ls", &format!("cannot access '{name}': {}", io_msg(&e)));
+                status = EXIT_TROUBLE;
+            }
+            Ok(m) => {
+                let e = Entry { name: name.clone(), meta: Some(m), real };
+                if !o.dirs_as_files && e.meta.as_ref().is_some_and(Metadata::is_dir) {
+                    dirs.push(e);
+                } else {
+                    files.push(e);
+                }
+            }
+        }
+    }
+    sort_entries(&mut files, &o);
+    sort_entries(&mut dirs, &o);
+    let mut print_dir_name = true;
+    if !files.is_empty() {
+        print_entries(&files, &o, false, io.stdout);
+        if !dirs.is_empty() {
+            io.stdout.push(b'\n');
+        }
+    } else if n_operands <= 1 && dirs.len() == 1 {
+        print_dir_name = false;
+    }
+    let mut first = true;
+    for d in dirs {
+        let s = list_dir(&d.name, &d.real, &o, print_dir_name, &mut first, true, io);
+        status = status.max(s);
+    }
+    status
+}
+
+fn sort_entries(v: &mut [Entry], o: &LsOpts) {
+    let mtime = |e: &Entry| e.meta.as_ref().and_then(|m| m.modified().ok()).unwrap_or(UNIX_EPOCH);
+    let size = |e: &Entry| e.meta.as_ref().map_or(0, Metadata::len);
+    match o.sort {
+        LsSort::None => return,
+        LsSort::Name => v.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes())),
+        LsSort::Time => {
+            v.sort_by(|a, b| mtime(b).cmp(&mtime(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes())))
+        }
+        LsSort::Size => {
+            v.sort_by(|a, b| size(b).cmp(&size(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes())))
+        }
+    }
+    if o.reverse {
+        v.reverse();
+    }
+}
+
+/// List one directory (and, with -R, its subdirectories depth-first). Returns the status.
+fn list_dir(
+    shown: &str,
+    real: &Path,
+    o: &LsOpts,
+    print_name: bool,
+    first: &mut bool,
+    operand: bool,
+    io: &mut Io,
+) -> i32 {
+    let rd = match fs::read_dir(real) {
+        Ok(rd) => rd,
+        Err(e) => {
+            err(io, "ls", &format!("cannot open directory '{shown}': {}", io_msg(&e)));
+            return if operand { EXIT_TROUBLE } else { LS_MINOR };
+        }
+    };
+    let mut status = 0;
+    let mut entries = Vec::new();
+    if o.all {
+        for dot in [".", ".."] {
+            entries.push(Entry { name: dot.into(), meta: fs::metadata(real.join(dot)).ok(), real: real.join(dot) });
+        }
+    }
+    for de in rd {
+        let de = match de {
+            Ok(d) => d,
+            Err(e) => {
+                err(io, "ls", &format!("reading directory '{shown}': {}", io_msg(&e)));
+                status = LS_MINOR;
+                continue;
+            }
+        };
+        let name = de.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && !(o.all || o.almost_all) {
+            continue;
+        }
+        let path = de.path();
+        entries.push(Entry { name, meta: fs::symlink_metadata(&path).ok(), real: path });
+    }
+    sort_entries(&mut entries, o);
+    if o.recursive || print_name {
+        if !*first {
+            io.stdout.push(b'\n');
+        }
+        io.stdout.extend_from_slice(format!("{shown}:\n").as_bytes());
+    }
+    *first = false;
+    print_entries(&entries, o, true, io.stdout);
+    if o.recursive {
+        for e in &entries {
+            if e.name == "." || e.name == ".." {
+                continue;
+            }
+            if e.meta.as_ref().is_some_and(|m| m.file_type().is_dir()) {
+                let child = if shown == "." { format!("./{}", e.name) } else { ls_join(shown, &e.name) };
+                let s = list_dir(&child, &e.real, o, true, first, false, io);
+                status = status.max(s);
+            }
+        }
+    }
+    status
+}
+
+/// The `-F`/`-p` indicator of an entry.
+fn indicator(meta: Option<&Metadata>, o: &LsOpts) -> &'static str {
+    let Some(m) = meta else { return "" };
+    let ft = m.file_type();
+    if ft.is_dir() {
+        return if o.classify || o.slash { "/" } else { "" };
+    }
+    if !o.classify {
+        return "";
+    }
+    if ft.is_symlink() {
+        return "@";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+        if ft.is_fifo() {
+            return "|";
+        }
+        if ft.is_socket() {
+            return "=";
+        }
+        if ft.is_file() && m.permissions().mode() & 0o111 != 0 {
+            return "*";
+        }
+    }
+    ""
+}
+
+fn print_entries(entries: &[Entry], o: &LsOpts, in_dir: bool, out: &mut Vec<u8>) {
+    if o.long {
+        print_long(entries, o, in_dir, out);
+        return;
+    }
+    for e in entries {
+        out.extend_from_slice(e.name.as_bytes());
+        out.extend_from_slice(indicator(e.meta.as_ref(), o).as_bytes());
+        out.push(b'\n');
+    }
+}
+
+/// The simplified long format (see the module note for how it differs from GNU).
+fn print_long(entries: &[Entry], o: &LsOpts, in_dir: bool, out: &mut Vec<u8>) {
+    let rows: Vec<(String, u64, String, u64, String)> = entries
+        .iter()
+        .map(|e| {
+            let (mode, nlink, owner) = match &e.meta {
+                Some(m) => (mode_string(m), nlink(m), owner(m)),
+                None => ("?????????? ".into(), 0, "? ?".into()),
+            };
+            let size = e.meta.as_ref().map_or(0, Metadata::len);
+            let date = e.meta.as_ref().and_then(|m| m.modified().ok()).map_or_else(|| "?".into(), format_time);
+            (mode, nlink, owner, size, date)
+        })
+        .collect();
+    if in_dir {
+        let blocks: u64 = entries.iter().filter_map(|e| e.meta.as_ref()).map(blocks_1k).sum();
+        out.extend_from_slice(format!("total {blocks}\n").as_bytes());
+    }
+    let wl = rows.iter().map(|r| r.1.to_string().len()).max().unwrap_or(1);
+    let ws = rows.iter().map(|r| r.3.to_string().len()).max().unwrap_or(1);
+    for (e, (mode, nl, owner, size, date)) in entries.iter().zip(rows) {
+        let mut line = format!("{mode} {nl:>wl$} {owner} {size:>ws$} {date} {}", e.name);
+        if e.meta.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
+            if let Ok(t) = fs::read_link(&e.real) {
+                line.push_str(&format!(" -> {}", t.to_string_lossy()));
+            }
+        } else {
+            line.push_str(indicator(e.meta.as_ref(), o));
+        }
+        line.push('\n');
+        out.extend_from_slice(line.as_bytes());
+    }
+}
+
+fn mode_string(m: &Metadata) -> String {
+    let ft = m.file_type();
+    let kind = if ft.is_dir() {
+        'd'
+    } else if ft.is_symlink() {
+        'l'
+    } else if ft.is_file() {
+        '-'
+    } else {
+        '?'
+    };
+    #[cfg(unix)]
+    let bits = {
+        use std::os::unix::fs::PermissionsExt;
+        m.permissions().mode()
+    };
+    #[cfg(not(unix))]
+    let bits: u32 = if m.permissions().readonly() { 0o555 } else { 0o755 };
+    let mut s = String::from(kind);
+    for shift in [6, 3, 0] {
+        let b = (bits >> shift) & 7;
+        s.push(if b & 4 != 0 { 'r' } else { '-' });
+        s.push(if b & 2 != 0 { 'w' } else { '-' });
+        s.push(if b & 1 != 0 { 'x' } else { '-' });
+    }
+    s
+}
+
+#[cfg(unix)]
+fn nlink(m: &Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink()
+}
+
+#[cfg(not(unix))]
+fn nlink(_m: &Metadata) -> u64 {
+    1
+}
+
+#[cfg(unix)]
+fn owner(m: &Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    format!("{} {}", m.uid(), m.gid())
+}
+
+#[cfg(not(unix))]
+fn owner(_m: &Metadata) -> String {
+    "- -".into()
+}
+
+#[cfg(unix)]
+fn blocks_1k(m: &Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.blocks() / 2
+}
+
+#[cfg(not(unix))]
+fn blocks_1k(m: &Metadata) -> u64 {
+    m.len().div_ceil(1024)
+}
+
+/// `YYYY-MM-DD HH:MM` in UTC (civil-from-days, Howard Hinnant's algorithm).
+fn format_time(t: std::time::SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", rem / 3600, rem % 3600 / 60)
+}
+
+// ---------------------------------------------------------------- glob matching
+
+/// fnmatch(3) without flags (what `find -name` and `-path` use): `*` and `?` match any
+/// byte including `/` and a leading dot, `[...]` sets with ranges, `!`/`^` negation and
+/// `[:class:]`, backslash escapes.
+pub(crate) fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
+    let (mut p, mut i) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        if p < pat.len() {
+            match pat[p] {
+                b'*' => {
+                    while p < pat.len() && pat[p] == b'*' {
+                        p += 1;
+                    }
+                    star = Some((p, i));
+                    continue;
+                }
+                b'?' if i < s.len() => {
+                    p += 1;
+                    i += 1;
+                    continue;
+                }
+                b'[' if i < s.len() => {
+                    if let Some((matched, next)) = match_bracket(pat, p, s[i]) {
+                        if matched {
+                            p = next;
+                            i += 1;
+                            continue;
+                        }
+                    } else if s[i] == b'[' {
+                        p += 1;
+                        i += 1;
+                        continue;
+                    }
+                }
+                b'\\' if p + 1 < pat.len() && i < s.len() && pat[p + 1] == s[i] => {
+                    p += 2;
+                    i += 1;
+                    continue;
+                }
+                c if c != b'\\' && i < s.len() && c == s[i] && c != b'?' && c != b'[' => {
+                    p += 1;
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        } else if i == s.len() {
+            return true;
+        }
+        match star {
+            Some((sp, si)) if si < s.len() => {
+                star = Some((sp, si + 1));
+                p = sp;
+                i = si + 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Match byte `c` against the bracket expression at `pat[start]`. Returns whether it
+/// matched and the index after the `]`, or None when the bracket is not closed.
+fn match_bracket(pat: &[u8], start: usize, c: u8) -> Option<(bool, usize)> {
+    let mut k = start + 1;
+    let negate = matches!(pat.get(k), Some(b'!' | b'^'));
+    if negate {
+        k += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let &b = pat.get(k)?;
+        if b == b']' && !first {
+            return Some((matched != negate, k + 1));
+        }
+        first = false;
+        if b == b'[' && pat.get(k + 1) == Some(&b':') {
+            let rest = &pat[k + 2..];
+            if let Some(end) = rest.windows(2).position(|w| w == b":]") {
+                let name = String::from_utf8_lossy(&rest[..end]);
+                let hit = match name.as_ref() {
+                    "alpha" => c.is_ascii_alphabetic(),
+                    "digit" => c.is_ascii_digit(),
+                    "alnum" => c.is_ascii_alphanumeric(),
+                    "upper" => c.is_ascii_uppercase(),
+                    "lower" => c.is_ascii_lowercase(),
+                    "space" => c.is_ascii_whitespace() || c == 0x0b,
+                    "punct" => c.is_ascii_punctuation(),
+                    "xdigit" => c.is_ascii_hexdigit(),
+                    _ => false,
+                };
+                matched |= hit;
+                k += 2 + end + 2;
+                continue;
+            }
+        }
+        let (lo, adv) = if b == b'\\' && k + 1 < pat.len() { (pat[k + 1], 2) } else { (b, 1) };
+        k += adv;
+        if pat.get(k) == Some(&b'-') && pat.get(k + 1).is_some_and(|n| *n != b']') {
+            let (hi, adv2) = if pat[k + 1] == b'\\' && k + 2 < pat.len() { (pat[k + 2], 3) } else { (pat[k + 1], 2) };
+            k += adv2;
+            matched |= lo <= c && c <= hi;
+        } else {
+            matched |= lo == c;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- find
+
+#[derive(Debug)]
+enum Expr {
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Name(Vec<u8>, bool),
+    Path(Vec<u8>, bool),
+    Type(Vec<char>),
+    Empty,
+    Newer(std::time::SystemTime),
+    Size(char, u64, u64),
+    True,
+    False,
+    Print,
+    Print0,
+    Printf(Vec<u8>),
+    Prune,
+    Quit,
+}
+
+/// What one `find` run needs while walking.
+struct Walk {
+    expr: Expr,
+    mindepth: usize,
+    maxdepth: usize,
+    depth_first: bool,
+    quit: bool,
+    status: i32,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// The file being examined.
+struct Visit<'m> {
+    shown: &'m str,
+    /// The operand this path started from (for `%P`).
+    start: &'m str,
+    meta: &'m Metadata,
+    real: &'m Path,
+    depth: usize,
+}
+
+/// Parser over `find`'s expression arguments.
+struct FindParser<'a> {
+    args: &'a [String],
+    pos: usize,
+    ctx: &'a Ctx,
+    has_action: bool,
+    mindepth: usize,
+    maxdepth: usize,
+    depth_first: bool,
+}
+
+impl FindParser<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.args.get(self.pos).map(String::as_str)
+    }
+
+    fn or(&mut self) -> Result<Expr, String> {
+        let mut l = self.and()?;
+        while matches!(self.peek(), Some("-o" | "-or")) {
+            self.pos += 1;
+            let r = self.and()?;
+            l = Expr::Or(Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self) -> Result<Expr, String> {
+        let mut l = self.not()?;
+        loop {
+            match self.peek() {
+                Some("-a" | "-and") => {
+                    self.pos += 1;
+                }
+                Some("-o" | "-or" | ")" | ",") | None => return Ok(l),
+                _ => {}
+            }
+            let r = self.not()?;
+            l = Expr::And(Box::new(l), Box::new(r));
+        }
+    }
+
+    fn not(&mut self) -> Result<Expr, String> {
+        if matches!(self.peek(), Some("!" | "-not")) {
+            self.pos += 1;
+            return Ok(Expr::Not(Box::new(self.not()?)));
+        }
+        self.primary()
+    }
+
+    fn value(&mut self, pred: &str) -> Result<String, String> {
+        match self.args.get(self.pos) {
+            Some(v) => {
+                self.pos += 1;
+                Ok(v.clone())
+            }
+            None => Err(format!("missing argument to `{pred}'")),
+        }
+    }
+
+    fn primary(&mut self) -> Result<Expr, String> {
+        let Some(tok) = self.args.get(self.pos).cloned() else {
+            return Err("expected an expression".into());
+        };
+        self.pos += 1;
+        Ok(match tok.as_str() {
+            "(" => {
+                let e = self.or()?;
+                if self.peek() != Some(")") {
+                    return Err("invalid expression; I was expecting to find a ')' somewhere but did not see one."
+                        .into());
+                }
+                self.pos += 1;
+                e
+            }
+            "-name" | "-iname" => {
+                let v = self.value(&tok)?;
+                let icase = tok == "-iname";
+                Expr::Name(if icase { v.to_ascii_lowercase().into_bytes() } else { v.into_bytes() }, icase)
+            }
+            "-path" | "-ipath" | "-wholename" | "-iwholename" => {
+                let v = self.value(&tok)?;
+                let icase = tok.starts_with("-i");
+                Expr::Path(if icase { v.to_ascii_lowercase().into_bytes() } else { v.into_bytes() }, icase)
+            }
+            "-type" => {
+                let v = self.value(&tok)?;
+                let mut kinds = Vec::new();
+                for part in v.split(',') {
+                    match part {
+                        "f" | "d" | "l" | "p" | "s" | "b" | "c" => kinds.push(part.chars().next().unwrap_or('f')),
+                        "" => return Err(format!("Arguments to -type should contain at least one letter")),
+                        _ => return Err(format!("Unknown argument to -type: {part}")),
+                    }
+                }
+                Expr::Type(kinds)
+            }
+            "-empty" => Expr::Empty,
+            "-true" => Expr::True,
+            "-false" => Expr::False,
+            "-print" => {
+                self.has_action = true;
+                Expr::Print
+            }
+            "-print0" => {
+                self.has_action = true;
+                Expr::Print0
+            }
+            "-printf" => {
+                self.has_action = true;
+                Expr::Printf(self.value(&tok)?.into_bytes())
+            }
+            "-prune" => Expr::Prune,
+            "-quit" => Expr::Quit,
+            "-newer" => {
+                let v = self.value(&tok)?;
+                let t = fs::metadata(self.ctx.real(&v))
+                    .and_then(|m| m.modified())
+                    .map_err(|e| format!("‘{v}’: {}", io_msg(&e)))?;
+                Expr::Newer(t)
+            }
+            "-size" => {
+                let v = self.value(&tok)?;
+                parse_size(&v).ok_or_else(|| format!("invalid -size argument: `{v}'"))?
+            }
+            "-maxdepth" | "-mindepth" => {
+                let v = self.value(&tok)?;
+                let n: usize = v
+                    .parse()
+                    .map_err(|_| format!("Expected a positive decimal integer argument to {tok}, but got ‘{v}’"))?;
+                if tok == "-maxdepth" {
+                    self.maxdepth = n;
+                } else {
+                    self.mindepth = n;
+                }
+                Expr::True
+            }
+            "-depth" | "-d" => {
+                self.depth_first = true;
+                Expr::True
+            }
+            "-xdev" | "-mount" | "-noleaf" | "-ignore_readdir_race" | "-P" => Expr::True,
+            "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+            | "-ls" => return Err(format!("{tok} is not supported in the sandbox")),
+            ")" => return Err("invalid expression; you have too many ')'".into()),
+            t if t.starts_with('-') => return Err(format!("unknown predicate `{t}'")),
+            t => return Err(format!("paths must precede expression: `{t}'")),
+        })
+    }
+}
+
+/// `-size [+-]N[bcwkMG]`.
+fn parse_size(v: &str) -> Option<Expr> {
+    let (cmp, rest) = match v.as_bytes().first() {
+        Some(b'+') => ('+', &v[1..]),
+        Some(b'-') => ('-', &v[1..]),
+        _ => ('=', v),
+    };
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    if end == 0 {
+        return None;
+    }
+    let n: u64 = rest[..end].parse().ok()?;
+    let unit = match &rest[end..] {
+        "" | "b" => FIND_BLOCK,
+        "c" => 1,
+        "w" => 2,
+        "k" => 1024,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return None,
+    };
+    Some(Expr::Size(cmp, n, unit))
+}
+
+/// The last path component as `find -name` sees it (trailing slashes ignored).
+fn find_base(shown: &str) -> &str {
+    let t = shown.trim_end_matches('/');
+    if t.is_empty() {
+        return if shown.is_empty() { "" } else { "/" };
+    }
+    match t.rfind('/') {
+        Some(p) => &t[p + 1..],
+        None => t,
+    }
+}
+
+impl Walk {
+    fn error(&mut self, msg: &str) {
+        self.stderr.extend_from_slice(format!("find: {msg}\n").as_bytes());
+        self.status = 1;
+    }
+
+    /// Evaluate; the second value is whether `-prune` asked not to descend.
+    fn eval(&mut self, e: &Expr, v: &Visit, prune: &mut bool) -> bool {
+        match e {
+            Expr::And(a, b) => self.eval(a, v, prune) && !self.quit && self.eval(b, v, prune),
+            Expr::Or(a, b) => self.eval(a, v, prune) || (!self.quit && self.eval(b, v, prune)),
+            Expr::Not(a) => !self.eval(a, v, prune),
+            Expr::Name(p, icase) => {
+                let base = find_base(v.shown);
+                if *icase { fnmatch(p, base.to_ascii_lowercase().as_bytes()) } else { fnmatch(p, base.as_bytes()) }
+            }
+            Expr::Path(p, icase) => {
+                if *icase {
+                    fnmatch(p, v.shown.to_ascii_lowercase().as_bytes())
+                } else {
+                    fnmatch(p, v.shown.as_bytes())
+                }
+            }
+            Expr::Type(kinds) => kinds.contains(&type_char(v.meta)),
+            Expr::Empty => {
+                if v.meta.is_dir() {
+                    fs::read_dir(v.real).is_ok_and(|mut rd| rd.next().is_none())
+                } else {
+                    v.meta.is_file() && v.meta.len() == 0
+                }
+            }
+            Expr::Newer(t) => v.meta.modified().is_ok_and(|m| m > *t),
+            Expr::Size(cmp, n, unit) => {
+                let units = v.meta.len().div_ceil(*unit);
+                match cmp {
+                    '+' => units > *n,
+                    '-' => units < *n,
+                    _ => units == *n,
+                }
+            }
+            Expr::True => true,
+            Expr::False => false,
+            Expr::Print => {
+                self.stdout.extend_from_slice(v.shown.as_bytes());
+                self.stdout.push(b'\n');
+                true
+            }
+            Expr::Print0 => {
+                self.stdout.extend_from_slice(v.shown.as_bytes());
+                self.stdout.push(0);
+                true
+            }
+            Expr::Printf(f) => {
+                let out = render_printf(f, v);
+                self.stdout.extend_from_slice(&out);
+                true
+            }
+            Expr::Prune => {
+                *prune = true;
+                true
+            }
+            Expr::Quit => {
+                self.quit = true;
+                true
+            }
+        }
+    }
+
+    fn visit(&mut self, v: &Visit) -> bool {
+        let mut prune = false;
+        if v.depth >= self.mindepth {
+            let expr = std::mem::replace(&mut self.expr, Expr::True);
+            self.eval(&expr, v, &mut prune);
+            self.expr = expr;
+        }
+        prune
+    }
+
+    fn walk(&mut self, shown: &str, start: &str, real: &Path, meta: &Metadata, depth: usize) {
+        if self.quit {
+            return;
+        }
+        let v = Visit { shown, start, meta, real, depth };
+        let mut prune = false;
+        if !self.depth_first {
+            prune = self.visit(&v);
+        }
+        if meta.is_dir() && depth < self.maxdepth && !prune && !self.quit {
+            if depth >= FIND_MAX_DEPTH {
+                self.error(&format!("‘{shown}’: directory nesting too deep"));
+            } else {
+                match fs::read_dir(real) {
+                    Err(e) => {
+                        self.error(&format!("‘{shown}’: {}", io_msg(&e)));
+                    }
+                    Ok(rd) => {
+                        for de in rd {
+                            if self.quit {
+                                break;
+                            }
+                            let Ok(de) = de else {
+                                self.status = 1;
+                                continue;
+                            };
+                            let name = de.file_name().to_string_lossy().into_owned();
+                            let child = if shown.ends_with('/') { format!("{shown}{name}") } else { format!("{shown}/{name}") };
+                            let path = de.path();
+                            match fs::symlink_metadata(&path) {
+                                Ok(m) => self.walk(&child, start, &path, &m, depth + 1),
+                                Err(e) => {
+                                    self.error(&format!("‘{child}’: {}", io_msg(&e)));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if self.depth_first && !self.quit {
+            self.visit(&v);
+        }
+    }
+}
+
+fn type_char(m: &Metadata) -> char {
+    let ft = m.file_type();
+    if ft.is_dir() {
+        return 'd';
+    }
+    if ft.is_symlink() {
+        return 'l';
+    }
+    if ft.is_file() {
+        return 'f';
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return 'p';
+        }
+        if ft.is_socket() {
+            return 's';
+        }
+        if ft.is_block_device() {
+            return 'b';
+        }
+        if ft.is_char_device() {
+            return 'c';
+        }
+    }
+    'U'
+}
+
+/// `-printf FORMAT` with the common directives.
+fn render_printf(f: &[u8], v: &Visit) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < f.len() {
+        let c = f[i];
+        i += 1;
+        match c {
+            b'\\' if i < f.len() => {
+                let e = f[i];
+                i += 1;
+                match e {
+                    b'n' => out.push(b'\n'),
+                    b't' => out.push(b'\t'),
+                    b'0' => out.push(0),
+                    b'\\' => out.push(b'\\'),
+                    other => {
+                        out.push(b'\\');
+                        out.push(other);
+                    }
+                }
+            }
+            b'%' if i < f.len() => {
+                let d = f[i];
+                i += 1;
+                match d {
+                    b'p' => out.extend_from_slice(v.shown.as_bytes()),
+                    b'f' => out.extend_from_slice(find_base(v.shown).as_bytes()),
+                    b'h' => {
+                        let t = v.shown.trim_end_matches('/');
+                        let h = match t.rfind('/') {
+                            Some(0) => "/",
+                            Some(p) => &t[..p],
+                            None => ".",
+                        };
+                        out.extend_from_slice(h.as_bytes());
+                    }
+                    b'P' => {
+                        let rel = v.shown.strip_prefix(v.start).unwrap_or(v.shown);
+                        out.extend_from_slice(rel.trim_start_matches('/').as_bytes());
+                    }
+                    b's' => out.extend_from_slice(v.meta.len().to_string().as_bytes()),
+                    b'd' => out.extend_from_slice(v.depth.to_string().as_bytes()),
+                    b'y' => out.push(type_char(v.meta) as u8),
+                    b'm' => {
+                        #[cfg(unix)]
+                        {
+                            use std::os::unix::fs::PermissionsExt;
+                            out.extend_from_slice(format!("{:o}", v.meta.permissions().mode() & 0o7777).as_bytes());
+                        }
+                    }
+                    b'%' => out.push(b'%'),
+                    other => {
+                        out.push(b'%');
+                        out.push(other);
+                    }
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `find [PATH...] [EXPRESSION]`.
+pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
+    let mut i = 0;
+    // Leading -P/-H/-L options: only -P (the default) is honoured; -H/-L are accepted but
+    // symlinks are still not followed.
+    while i < args.len() && matches!(args[i].as_str(), "-P" | "-H" | "-L") {
+        i += 1;
+    }
+    let start_ops = i;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if (a.starts_with('-') && a.len() > 1) || a == "(" || a == "!" || a == ")" || a == "," {
+            break;
+        }
+        i += 1;
+    }
+    let mut operands: Vec<String> = args[start_ops..i].to_vec();
+    if operands.is_empty() {
+        operands.push(".".into());
+    }
+    let expr_args = &args[i..];
+    let mut parser = FindParser {
+        args: expr_args,
+        pos: 0,
+        ctx,
+        has_action: false,
+        mindepth: 0,
+        maxdepth: usize::MAX,
+        depth_first: false,
+    };
+    let expr = if expr_args.is_empty() {
+        Ok(Expr::True)
+    } else {
+        parser.or().and_then(|e| match parser.peek() {
+            None => Ok(e),
+            Some(")") => Err("invalid expression; you have too many ')'".into()),
+            Some(t) => Err(format!("unexpected extra predicate '{t}'")),
+        })
+    };
+    let expr = match expr {
+        Ok(e) => e,
+        Err(m) => {
+            err(io, "find", &m);
+            return 1;
+        }
+    };
+    let expr = if parser.has_action { expr } else { Expr::And(Box::new(expr), Box::new(Expr::Print)) };
+    let (mindepth, maxdepth, depth_first) = (parser.mindepth, parser.maxdepth, parser.depth_first);
+    let mut w = Walk { expr, mindepth, maxdepth, depth_first, quit: false, status: 0, stdout: Vec::new(), stderr: Vec::new() };
+    for op in &operands {
+        if w.quit {
+            break;
+        }
+        if op.is_empty() {
+            w.error("‘’: No such file or directory");
+            continue;
+        }
+        let real = ctx.real(op);
+        match fs::symlink_metadata(&real) {
+            Ok(m) => {
+                if op.ends_with('/') && !m.is_dir() {
+                    w.error(&format!("‘{op}’: Not a directory"));
+                    continue;
+                }
+                w.walk(op, op, &real, &m, 0);
+            }
+            Err(e) => w.error(&format!("‘{op}’: {}", io_msg(&e))),
+        }
+    }
+    io.stdout.extend_from_slice(&w.stdout);
+    io.stderr.extend_from_slice(&w.stderr);
+    w.status
+}
+
+// ---------------------------------------------------------------- basename / dirname
+
+fn base_of(name: &str) -> String {
+    let t = name.trim_end_matches('/');
+    if t.is_empty() {
+        return if name.is_empty() { String::new() } else { "/".into() };
+    }
+    match t.rfind('/') {
+        Some(p) => t[p + 1..].to_string(),
+        None => t.to_string(),
+    }
+}
+
+/// `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`.
+pub fn basename(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
+    const SPEC: OptSpec = OptSpec {
+        with_value: "s",
+        flags: "az",
+        long: &[("multiple", 'a', false), ("suffix", 's', true), ("zero", 'z', false)],
+    };
+    let p = match parse_opts("basename", args, &SPEC) {
+        Ok(p) => p,
+        Err(m) => return usage(io, &m, 1),
+    };
+    let (mut multiple, mut suffix, mut zero) = (false, None, false);
+    for (c, v) in p.opts {
+        match c {
+            'a' => multiple = true,
+            's' => {
+                multiple = true;
+                suffix = v;
+            }
+            'z' => zero = true,
+            _ => {}
+        }
+    }
+    let ops = p.operands;
+    if ops.is_empty() {
+        return usage_try(io, "basename", "missing operand", 1);
+    }
+    let names: Vec<String> = if multiple {
+        ops
+    } else {
+        if ops.len() > 2 {
+            return usage_try(io, "basename", &format!("extra operand '{}'", ops[2]), 1);
+        }
+        suffix = ops.get(1).cloned();
+        vec![ops[0].clone()]
+    };
+    for n in names {
+        let mut b = base_of(&n);
+        if let Some(s) = &suffix
+            && !s.is_empty()
+            && b.len() > s.len()
+            && b.ends_with(s.as_str())
+        {
+            b.truncate(b.len() - s.len());
+        }
+        io.stdout.extend_from_slice(b.as_bytes());
+        io.stdout.push(if zero { 0 } else { b'\n' });
+    }
+    0
+}
+
+/// `dirname NAME...`.
+pub fn dirname(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
+    const SPEC: OptSpec = OptSpec { with_value: "", flags: "z", long: &[("zero", 'z', false)] };
+    let p = match parse_opts("dirname", args, &SPEC) {
+        Ok(p) => p,
+        Err(m) => return usage(io, &m, 1),
+    };
+    let zero = !p.opts.is_empty();
+    if p.operands.is_empty() {
+        return usage_try(io, "dirname", "missing operand", 1);
+    }
+    for n in &p.operands {
+        let t = n.trim_end_matches('/');
+        let d = if t.is_empty() {
+            if n.starts_with('/') { "/" } else { "." }
+        } else {
+            match t.rfind('/') {
+                None => ".",
+                Some(p) => {
+                    let head = t[..p].trim_end_matches('/');
+                    if head.is_empty() { "/" } else { head }
+                }
+            }
+        };
+        io.stdout.extend_from_slice(d.as_bytes());
+        io.stdout.push(if zero { 0 } else { b'\n' });
+    }
+    0
+}

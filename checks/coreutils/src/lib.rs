@@ -1,0 +1,52 @@
+//! The small Unix tools as pure functions for the sandboxed shell interpreter: `true`,
+//! `false`, `echo`, `printf`, `test`/`[`, `cat`, `head`, `tail`, `wc`, `sort`, `uniq`,
+//! `cut`, `tr`, `ls`, `find`, `basename`, `dirname` and `jq`.
+//!
+//! Each tool follows GNU coreutils 9.x / findutils 4.9 as observed with `LC_ALL=C.UTF-8`
+//! and stdout not a terminal (the bash builtins for `echo`, `printf`, `test`, `true` and
+//! `false`), because LLM-written checks are written against those tools. The differences
+//! that remain are listed in each module's note.
+//!
+//! What is deliberately left out everywhere: writing files (`sort -o`, `uniq IN OUT`,
+//! `find -delete`, `-exec`), following input that never ends (`tail -f`), and opening
+//! special files (a FIFO would block the sandbox forever): those are refused with an error.
+
+mod builtins;
+mod common;
+mod files;
+mod jq;
+mod text;
+
+use reviewhost_tool::Program;
+
+pub use builtins::{bracket, echo, r#false, printf, test, r#true};
+pub use files::{basename, dirname, find, ls};
+pub use jq::jq;
+pub use text::{cat, cut, head, sort, tail, tr, uniq, wc};
+
+/// The program called `name`, if this crate provides it.
+pub fn lookup(name: &str) -> Option<Program> {
+    let program: Program = match name {
+        "true" => r#true,
+        "false" => r#false,
+        "echo" => echo,
+        "printf" => printf,
+        "test" => test,
+        "[" => bracket,
+        "cat" => cat,
+        "head" => head,
+        "tail" => tail,
+        "wc" => wc,
+        "sort" => sort,
+        "uniq" => uniq,
+        "cut" => cut,
+        "tr" => tr,
+        "ls" => ls,
+        "find" => find,
+        "basename" => basename,
+        "dirname" => dirname,
+        "jq" => jq,
+        _ => return None,
+    };
+    Some(program)
+}

@@ -1,0 +1,719 @@
+//! `rg` with ripgrep's semantics for the common analyst uses, built on the crates
+//! ripgrep itself uses (`ignore` for the walk, `grep-regex`/`grep-searcher`/
+//! `grep-printer` for matching and output), so the output is ripgrep's own format.
+//!
+//! Output is always as when piped: no colour, no heading, no line numbers unless `-n`.
+//! The walk is serial and sorted by path (ripgrep's `--sort path` order; parallel walks
+//! visit nothing on wasm). With no path, rg searches the current directory, or stdin
+//! when stdin is non-empty (as rg does when stdin is a pipe).
+//!
+//! Deliberately not supported (exit 2 naming the flag): `--pcre2`, `--json`,
+//! `--multiline`, `--search-zip`, `--pre`, `--replace`, encodings. The global git
+//! ignore file (`core.excludesFile`) is not read: the sandbox has no home directory.
+//! Error messages are worded `rg: PATH: ERROR` (ripgrep 13's wording differs).
+
+use grep_printer::{StandardBuilder, SummaryBuilder, SummaryKind};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+use ignore::types::TypesBuilder;
+use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
+use std::path::Path;
+use termcolor::NoColor;
+
+/// The name rg prints for standard input.
+const STDIN_LABEL: &str = "<stdin>";
+
+/// Case handling: the last of `-i`, `-S`, `-s` wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Case {
+    #[default]
+    Sensitive,
+    Insensitive,
+    Smart,
+}
+
+/// The parsed command line.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub patterns: Vec<String>,
+    pub pattern_files: Vec<String>,
+    pub case: Case,
+    pub fixed: bool,
+    pub word: bool,
+    pub line: bool,
+    pub invert: bool,
+    pub files_with_matches: bool,
+    pub files_without_match: bool,
+    pub count: bool,
+    pub count_matches: bool,
+    pub only_matching: bool,
+    pub quiet: bool,
+    pub line_number: bool,
+    pub column: bool,
+    pub byte_offset: bool,
+    pub with_filename: Option<bool>,
+    pub globs: Vec<String>,
+    pub iglobs: Vec<String>,
+    pub types: Vec<String>,
+    pub types_not: Vec<String>,
+    pub hidden: bool,
+    pub no_ignore: bool,
+    pub no_ignore_vcs: bool,
+    pub no_ignore_dot: bool,
+    pub no_ignore_parent: bool,
+    pub binary: bool,
+    pub text: bool,
+    pub follow: bool,
+    pub after: Option<usize>,
+    pub before: Option<usize>,
+    pub context: Option<usize>,
+    pub max_count: Option<u64>,
+    pub max_depth: Option<usize>,
+    pub files: bool,
+    pub type_list: bool,
+    pub null: bool,
+    pub no_messages: bool,
+    pub trim: bool,
+    pub version: bool,
+    pub help: bool,
+    pub operands: Vec<String>,
+}
+
+/// Flags that take a value: (short, long).
+const WITH_VALUE: &[(Option<char>, &str)] = &[
+    (Some('A'), "after-context"),
+    (Some('B'), "before-context"),
+    (Some('C'), "context"),
+    (Some('e'), "regexp"),
+    (Some('f'), "file"),
+    (Some('g'), "glob"),
+    (None, "iglob"),
+    (Some('t'), "type"),
+    (Some('T'), "type-not"),
+    (Some('m'), "max-count"),
+    (Some('d'), "max-depth"),
+    (None, "maxdepth"),
+    (Some('j'), "threads"),
+    (None, "sort"),
+    (None, "sortr"),
+    (None, "color"),
+    (None, "colors"),
+    (Some('M'), "max-columns"),
+    (None, "max-filesize"),
+    (Some('E'), "encoding"),
+    (Some('r'), "replace"),
+    (None, "pre"),
+    (None, "type-add"),
+    (None, "type-clear"),
+    (None, "context-separator"),
+    (None, "field-match-separator"),
+    (None, "field-context-separator"),
+    (None, "path-separator"),
+];
+
+/// Parses rg's arguments: flags anywhere, `--` ends them, short flags cluster (`-inw`)
+/// and take attached values (`-A2`, `-tpy`), long flags take `=VALUE` or the next
+/// argument.
+pub fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut o = Options::default();
+    let mut unrestricted = 0;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if arg == "--" {
+            o.operands.extend(args[i..].iter().cloned());
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            if WITH_VALUE.iter().any(|(_, l)| *l == name) {
+                let value = match inline {
+                    Some(v) => v,
+                    None => {
+                        let Some(v) = args.get(i) else {
+                            return Err(format!("flag '--{name}' requires a value"));
+                        };
+                        i += 1;
+                        v.clone()
+                    }
+                };
+                apply_value(&mut o, name, value)?;
+            } else {
+                if inline.is_some() {
+                    return Err(format!("flag '--{name}' does not take a value"));
+                }
+                apply_switch(&mut o, name, &mut unrestricted)?;
+            }
+            continue;
+        }
+        if arg.len() > 1 && arg.starts_with('-') {
+            let chars: Vec<char> = arg[1..].chars().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                let c = chars[k];
+                k += 1;
+                if let Some((_, long)) = WITH_VALUE.iter().find(|(s, _)| *s == Some(c)) {
+                    let value = if k < chars.len() {
+                        let rest: String = chars[k..].iter().collect();
+                        k = chars.len();
+                        rest.strip_prefix('=').map(str::to_string).unwrap_or(rest)
+                    } else {
+                        let Some(v) = args.get(i) else {
+                            return Err(format!("flag '-{c}' requires a value"));
+                        };
+                        i += 1;
+                        v.clone()
+                    };
+                    apply_value(&mut o, long, value)?;
+                } else {
+                    let long = match c {
+                        'i' => "ignore-case",
+                        'S' => "smart-case",
+                        's' => "case-sensitive",
+                        'F' => "fixed-strings",
+                        'w' => "word-regexp",
+                        'x' => "line-regexp",
+                        'v' => "invert-match",
+                        'l' => "files-with-matches",
+                        'c' => "count",
+                        'o' => "only-matching",
+                        'q' => "quiet",
+                        'n' => "line-number",
+                        'N' => "no-line-number",
+                        'H' => "with-filename",
+                        'I' => "no-filename",
+                        'L' => "follow",
+                        'u' => "unrestricted",
+                        'a' => "text",
+                        'b' => "byte-offset",
+                        '0' => "null",
+                        'p' => "pretty",
+                        'U' => "multiline",
+                        'P' => "pcre2",
+                        'z' => "search-zip",
+                        'V' => "version",
+                        'h' => "help",
+                        _ => return Err(format!("unrecognized flag -{c}")),
+                    };
+                    apply_switch(&mut o, long, &mut unrestricted)?;
+                }
+            }
+            continue;
+        }
+        o.operands.push(arg.clone());
+    }
+    Ok(o)
+}
+
+fn number<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
+    v.parse::<T>().map_err(|_| format!("invalid value '{v}' for '--{name}': expected a non-negative number"))
+}
+
+fn apply_value(o: &mut Options, name: &str, v: String) -> Result<(), String> {
+    match name {
+        "after-context" => o.after = Some(number(name, &v)?),
+        "before-context" => o.before = Some(number(name, &v)?),
+        "context" => o.context = Some(number(name, &v)?),
+        "regexp" => o.patterns.push(v),
+        "file" => o.pattern_files.push(v),
+        "glob" => o.globs.push(v),
+        "iglob" => o.iglobs.push(v),
+        "type" => o.types.push(v),
+        "type-not" => o.types_not.push(v),
+        "max-count" => o.max_count = Some(number(name, &v)?),
+        "max-depth" | "maxdepth" => o.max_depth = Some(number(name, &v)?),
+        "sort" | "sortr" => {
+            // Output is always sorted by path; other orders are accepted and ignored.
+            if !matches!(v.as_str(), "path" | "modified" | "accessed" | "created" | "none") {
+                return Err(format!("invalid value '{v}' for '--{name}'"));
+            }
+        }
+        "threads"
+        | "color"
+        | "colors"
+        | "max-columns"
+        | "max-filesize"
+        | "context-separator"
+        | "field-match-separator"
+        | "field-context-separator"
+        | "path-separator" => {}
+        "encoding" | "replace" | "pre" | "type-add" | "type-clear" => {
+            return Err(format!("--{name} is not supported in the reviewhost sandbox"));
+        }
+        _ => return Err(format!("unrecognized flag --{name}")),
+    }
+    Ok(())
+}
+
+fn apply_switch(o: &mut Options, name: &str, unrestricted: &mut u32) -> Result<(), String> {
+    match name {
+        "ignore-case" => o.case = Case::Insensitive,
+        "smart-case" => o.case = Case::Smart,
+        "case-sensitive" => o.case = Case::Sensitive,
+        "fixed-strings" => o.fixed = true,
+        "no-fixed-strings" => o.fixed = false,
+        "word-regexp" => o.word = true,
+        "line-regexp" => o.line = true,
+        "invert-match" => o.invert = true,
+        "files-with-matches" => o.files_with_matches = true,
+        "files-without-match" => o.files_without_match = true,
+        "count" => o.count = true,
+        "count-matches" => o.count_matches = true,
+        "only-matching" => o.only_matching = true,
+        "quiet" => o.quiet = true,
+        "line-number" => o.line_number = true,
+        "no-line-number" => o.line_number = false,
+        "column" => {
+            o.column = true;
+            o.line_number = true;
+        }
+        "no-column" => o.column = false,
+        "byte-offset" => o.byte_offset = true,
+        "with-filename" => o.with_filename = Some(true),
+        "no-filename" => o.with_filename = Some(false),
+        "follow" => o.follow = true,
+        "no-follow" => o.follow = false,
+        "hidden" => o.hidden = true,
+        "no-hidden" => o.hidden = false,
+        "no-ignore" => o.no_ignore = true,
+        "ignore" => o.no_ignore = false,
+        "no-ignore-vcs" => o.no_ignore_vcs = true,
+        "no-ignore-dot" => o.no_ignore_dot = true,
+        "no-ignore-parent" => o.no_ignore_parent = true,
+        "no-ignore-global" | "no-ignore-exclude" | "no-ignore-files" | "no-config" | "no-heading" | "heading"
+        | "no-messages" | "no-ignore-messages" | "line-buffered" | "block-buffered" | "no-mmap" | "mmap"
+        | "no-pcre2-unicode" | "crlf" | "no-unicode" | "debug" | "trace" | "stats" | "pretty" | "vimgrep" => {
+            if name == "no-messages" {
+                o.no_messages = true;
+            }
+            if name == "vimgrep" {
+                o.line_number = true;
+                o.column = true;
+            }
+        }
+        "unrestricted" => {
+            *unrestricted += 1;
+            match *unrestricted {
+                1 => o.no_ignore = true,
+                2 => o.hidden = true,
+                _ => o.binary = true,
+            }
+        }
+        "binary" => o.binary = true,
+        "no-binary" => o.binary = false,
+        "text" => o.text = true,
+        "no-text" => o.text = false,
+        "null" => o.null = true,
+        "trim" => o.trim = true,
+        "files" => o.files = true,
+        "type-list" => o.type_list = true,
+        "version" => o.version = true,
+        "help" => o.help = true,
+        "pcre2" | "json" | "multiline" | "multiline-dotall" | "search-zip" | "passthru" | "passthrough" => {
+            return Err(format!("--{name} is not supported in the reviewhost sandbox"));
+        }
+        _ => return Err(format!("unrecognized flag --{name}")),
+    }
+    Ok(())
+}
+
+/// One run's state.
+struct Rg<'a, 'io> {
+    o: Options,
+    ctx: &'a Ctx,
+    io: &'a mut Io<'io>,
+    matched: bool,
+    error: bool,
+    /// Something was printed with context: the next file starts with `--`.
+    printed: bool,
+}
+
+/// Runs rg.
+pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
+    let mut o = match parse_args(args) {
+        Ok(o) => o,
+        Err(m) => {
+            io.stderr.extend_from_slice(format!("rg: {m}\n").as_bytes());
+            return EXIT_TROUBLE;
+        }
+    };
+    if o.version {
+        io.stdout.extend_from_slice(b"ripgrep 13.0.0 (reviewhost sandbox)\n");
+        return 0;
+    }
+    if o.help {
+        io.stdout
+            .extend_from_slice(b"USAGE:\n    rg [OPTIONS] PATTERN [PATH ...]\n    rg [OPTIONS] --files [PATH ...]\n");
+        return 0;
+    }
+    if o.type_list {
+        return type_list(io);
+    }
+    let matcher = if o.files {
+        None
+    } else {
+        let mut patterns = std::mem::take(&mut o.patterns);
+        for f in &o.pattern_files {
+            let data = if f == "-" {
+                io.stdin.to_vec()
+            } else {
+                match std::fs::read(ctx.real(f)) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        io.stderr.extend_from_slice(format!("rg: {f}: {}\n", crate::grep::io_message(&e)).as_bytes());
+                        return EXIT_TROUBLE;
+                    }
+                }
+            };
+            patterns.extend(String::from_utf8_lossy(&data).lines().map(str::to_string));
+        }
+        if patterns.is_empty() && o.pattern_files.is_empty() {
+            if o.operands.is_empty() {
+                io.stderr.extend_from_slice(b"rg: no pattern given\n\nUSAGE:\n    rg [OPTIONS] PATTERN [PATH ...]\n");
+                return EXIT_TROUBLE;
+            }
+            patterns.push(o.operands.remove(0));
+        }
+        if patterns.is_empty() {
+            // An empty -f file: nothing can match.
+            return 1;
+        }
+        let mut b = RegexMatcherBuilder::new();
+        b.case_insensitive(o.case == Case::Insensitive)
+            .case_smart(o.case == Case::Smart)
+            .fixed_strings(o.fixed)
+            .word(o.word)
+            .whole_line(o.line)
+            .line_terminator(Some(b'\n'))
+            .size_limit(crate::search::REGEX_SIZE_LIMIT)
+            .dfa_size_limit(crate::search::DFA_SIZE_LIMIT);
+        match b.build_many(&patterns) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                io.stderr.extend_from_slice(format!("rg: {e}\n").as_bytes());
+                return EXIT_TROUBLE;
+            }
+        }
+    };
+    let operands = std::mem::take(&mut o.operands);
+    let mut rg = Rg { o, ctx, io, matched: false, error: false, printed: false };
+    let status = rg.search_all(matcher.as_ref(), &operands);
+    if let Some(s) = status {
+        return s;
+    }
+    if rg.o.quiet && rg.matched {
+        return 0;
+    }
+    if rg.error {
+        EXIT_TROUBLE
+    } else if rg.matched {
+        0
+    } else {
+        1
+    }
+}
+
+/// `--type-list`: every type with its globs, as rg prints them.
+fn type_list(io: &mut Io) -> i32 {
+    let mut b = TypesBuilder::new();
+    b.add_defaults();
+    let mut defs = b.definitions();
+    defs.sort_by(|a, b| a.name().cmp(b.name()));
+    for d in defs {
+        io.stdout.extend_from_slice(format!("{}: {}\n", d.name(), d.globs().join(", ")).as_bytes());
+    }
+    0
+}
+
+/// The path to print for a walked entry: the operand as written, joined with the part
+/// of the real path below the operand's real path.
+fn display_path(operand: Option<&str>, root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).map(|r| r.to_string_lossy().into_owned()).unwrap_or_default();
+    match operand {
+        None => rel,
+        Some(op) if rel.is_empty() => op.to_string(),
+        Some(op) if op.ends_with('/') => format!("{op}{rel}"),
+        Some(op) => format!("{op}/{rel}"),
+    }
+}
+
+impl Rg<'_, '_> {
+    fn message(&mut self, path: &str, msg: &str) {
+        self.error = true;
+        if !self.o.no_messages {
+            self.io.stderr.extend_from_slice(format!("rg: {path}: {msg}\n").as_bytes());
+        }
+    }
+
+    /// Searches every operand (or the cwd, or stdin). Returns an exit status to use
+    /// instead of the computed one (bad glob or type).
+    fn search_all(&mut self, matcher: Option<&RegexMatcher>, operands: &[String]) -> Option<i32> {
+        let cwd_real = self.ctx.real(".");
+        let mut ob = OverrideBuilder::new(&cwd_real);
+        for g in &self.o.globs {
+            if let Err(e) = ob.add(g) {
+                self.io.stderr.extend_from_slice(format!("rg: {e}\n").as_bytes());
+                return Some(EXIT_TROUBLE);
+            }
+        }
+        if !self.o.iglobs.is_empty() {
+            ob.case_insensitive(true).ok();
+            for g in &self.o.iglobs {
+                if let Err(e) = ob.add(g) {
+                    self.io.stderr.extend_from_slice(format!("rg: {e}\n").as_bytes());
+                    return Some(EXIT_TROUBLE);
+                }
+            }
+        }
+        let overrides = match ob.build() {
+            Ok(ov) => ov,
+            Err(e) => {
+                self.io.stderr.extend_from_slice(format!("rg: {e}\n").as_bytes());
+                return Some(EXIT_TROUBLE);
+            }
+        };
+        let mut tb = TypesBuilder::new();
+        tb.add_defaults();
+        for t in &self.o.types {
+            tb.select(t);
+        }
+        for t in &self.o.types_not {
+            tb.negate(t);
+        }
+        let types = match tb.build() {
+            Ok(t) => t,
+            Err(e) => {
+                self.io.stderr.extend_from_slice(format!("rg: {e}\n").as_bytes());
+                return Some(EXIT_TROUBLE);
+            }
+        };
+
+        // Stdin: no path given and something was piped in.
+        if operands.is_empty() && !self.io.stdin.is_empty() && !self.o.files {
+            if let Some(m) = matcher {
+                let data = self.io.stdin;
+                let with_name = self.o.with_filename.unwrap_or(false);
+                self.search_data(m, data, STDIN_LABEL, with_name, true);
+            }
+            return None;
+        }
+        let implicit = operands.is_empty();
+        let list: Vec<Option<&str>> =
+            if implicit { vec![None] } else { operands.iter().map(|s| Some(s.as_str())).collect() };
+        let single_file =
+            operands.len() == 1 && std::fs::metadata(self.ctx.real(&operands[0])).is_ok_and(|m| m.is_file());
+        let with_name = self.o.with_filename.unwrap_or(!single_file);
+        for op in list {
+            if self.o.quiet && self.matched {
+                break;
+            }
+            let root = match op {
+                Some(p) => self.ctx.real(p),
+                None => cwd_real.clone(),
+            };
+            let mut wb = WalkBuilder::new(&root);
+            let filters = !self.o.no_ignore;
+            wb.hidden(!self.o.hidden)
+                .parents(filters && !self.o.no_ignore_parent)
+                .ignore(filters && !self.o.no_ignore_dot)
+                .git_ignore(filters && !self.o.no_ignore_vcs)
+                .git_exclude(filters && !self.o.no_ignore_vcs)
+                .git_global(false)
+                .require_git(true)
+                .follow_links(self.o.follow)
+                .max_depth(self.o.max_depth)
+                .overrides(overrides.clone())
+                .types(types.clone())
+                .sort_by_file_name(|a, b| a.cmp(b));
+            if filters && !self.o.no_ignore_dot {
+                wb.add_custom_ignore_filename(".rgignore");
+            }
+            for entry in wb.build() {
+                if self.o.quiet && self.matched {
+                    break;
+                }
+                let entry = match entry {
+                    Ok(e) => e,
+                    Err(e) => {
+                        let shown = op.unwrap_or(".").to_string();
+                        let msg = match e.io_error() {
+                            Some(io) => crate::grep::io_message(io),
+                            None => e.to_string(),
+                        };
+                        self.message(&shown, &msg);
+                        continue;
+                    }
+                };
+                let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                if !is_file {
+                    continue;
+                }
+                let shown = display_path(op, &root, entry.path());
+                let explicit = entry.depth() == 0;
+                if self.o.files {
+                    self.matched = true;
+                    if !self.o.quiet {
+                        self.io.stdout.extend_from_slice(shown.as_bytes());
+                        self.io.stdout.push(if self.o.null { 0 } else { b'\n' });
+                    }
+                    continue;
+                }
+                let Some(m) = matcher else { continue };
+                match std::fs::read(entry.path()) {
+                    Ok(data) => self.search_data(m, &data, &shown, with_name, explicit),
+                    Err(e) => {
+                        let msg = crate::grep::io_message(&e);
+                        self.message(&shown, &msg);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn searcher(&self, explicit: bool) -> Searcher {
+        let context = self.o.context.unwrap_or(0);
+        let (before, after) = if self.summary_kind().is_some() {
+            (0, 0)
+        } else {
+            (self.o.before.unwrap_or(context), self.o.after.unwrap_or(context))
+        };
+        let binary = if self.o.text {
+            BinaryDetection::none()
+        } else if explicit || self.o.binary {
+            BinaryDetection::convert(b'\0')
+        } else {
+            BinaryDetection::quit(b'\0')
+        };
+        SearcherBuilder::new()
+            .line_number(self.o.line_number)
+            .invert_match(self.o.invert)
+            .before_context(before)
+            .after_context(after)
+            .max_matches(self.o.max_count)
+            .binary_detection(binary)
+            .build()
+    }
+
+    fn summary_kind(&self) -> Option<SummaryKind> {
+        if self.o.quiet {
+            Some(SummaryKind::QuietWithMatch)
+        } else if self.o.files_with_matches {
+            Some(SummaryKind::PathWithMatch)
+        } else if self.o.files_without_match {
+            Some(SummaryKind::PathWithoutMatch)
+        } else if self.o.count_matches || (self.o.count && self.o.only_matching) {
+            Some(SummaryKind::CountMatches)
+        } else if self.o.count {
+            Some(SummaryKind::Count)
+        } else {
+            None
+        }
+    }
+
+    fn search_data(&mut self, matcher: &RegexMatcher, data: &[u8], shown: &str, with_name: bool, explicit: bool) {
+        let mut searcher = self.searcher(explicit);
+        let terminator = if self.o.null { Some(0u8) } else { None };
+        let result = if let Some(kind) = self.summary_kind() {
+            let mut printer = SummaryBuilder::new()
+                .kind(kind)
+                .path(with_name)
+                .path_terminator(terminator)
+                .build(NoColor::new(Vec::new()));
+            let r = {
+                let mut sink = printer.sink_with_path(matcher, Path::new(shown));
+                let r = searcher.search_slice(matcher, data, &mut sink);
+                let found = sink.has_match();
+                r.map(|_| found)
+            };
+            self.io.stdout.extend_from_slice(printer.get_mut().get_ref());
+            r
+        } else {
+            let context = self.o.before.or(self.o.after).or(self.o.context).is_some_and(|n| n > 0);
+            let mut printer = StandardBuilder::new()
+                .heading(false)
+                .path(with_name)
+                .only_matching(self.o.only_matching)
+                .column(self.o.column)
+                .byte_offset(self.o.byte_offset)
+                .trim_ascii(self.o.trim)
+                .path_terminator(terminator)
+                .separator_context(Some(b"--".to_vec()))
+                .separator_search(None)
+                .build(NoColor::new(Vec::new()));
+            let r = {
+                let mut sink = printer.sink_with_path(matcher, Path::new(shown));
+                let r = searcher.search_slice(matcher, data, &mut sink);
+                let found = sink.has_match();
+                r.map(|_| found)
+            };
+            let out = printer.get_mut().get_ref();
+            if context && self.printed && !out.is_empty() {
+                self.io.stdout.extend_from_slice(b"--\n");
+            }
+            if !out.is_empty() {
+                self.printed = true;
+            }
+            self.io.stdout.extend_from_slice(out);
+            r
+        };
+        match result {
+            Ok(found) => {
+                if found {
+                    self.matched = true;
+                }
+            }
+            Err(e) => self.message(shown, &e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn parses_clusters_values_and_trailing_flags() {
+        let o = parse_args(&args(&["-inw", "-A2", "-tpy", "Foo", "src", "--glob", "!**/_archive/**", "-uu"]))
+            .expect("valid");
+        assert_eq!(o.case, Case::Insensitive);
+        assert!(o.line_number && o.word);
+        assert_eq!(o.after, Some(2));
+        assert_eq!(o.types, vec!["py".to_string()]);
+        assert_eq!(o.globs, vec!["!**/_archive/**".to_string()]);
+        assert!(o.no_ignore && o.hidden && !o.binary);
+        assert_eq!(o.operands, args(&["Foo", "src"]));
+    }
+
+    #[test]
+    fn last_case_flag_wins_and_unknown_flags_fail() {
+        let o = parse_args(&args(&["-i", "-S", "x"])).expect("valid");
+        assert_eq!(o.case, Case::Smart);
+        assert!(parse_args(&args(&["--bogus"])).is_err());
+        assert!(parse_args(&args(&["-Y"])).is_err());
+        assert!(parse_args(&args(&["--pcre2", "x"])).is_err());
+        let o = parse_args(&args(&["--max-count=3", "--", "-v"])).expect("valid");
+        assert_eq!(o.max_count, Some(3));
+        assert_eq!(o.operands, args(&["-v"]));
+    }
+
+    #[test]
+    fn display_paths_keep_the_operand_spelling() {
+        let root = Path::new("/r/src");
+        assert_eq!(display_path(Some("src"), root, Path::new("/r/src/a.rs")), "src/a.rs");
+        assert_eq!(display_path(Some("src/"), root, Path::new("/r/src/a.rs")), "src/a.rs");
+        assert_eq!(display_path(Some("./src"), root, Path::new("/r/src/a.rs")), "./src/a.rs");
+        assert_eq!(display_path(None, root, Path::new("/r/src/a.rs")), "a.rs");
+        assert_eq!(display_path(Some("f.rs"), Path::new("/r/f.rs"), Path::new("/r/f.rs")), "f.rs");
+    }
+}

@@ -1,0 +1,326 @@
+//! Differential test: `reviewhost_grep::grep` against the real GNU grep 3.8
+//! (`/usr/bin/grep`, `LC_ALL=C.UTF-8`) on a fixture tree, comparing stdout bytes and
+//! exit status exactly, and stderr only as empty versus non-empty.
+//!
+//! The cases are generated from data tables (patterns × flag sets × targets, plus a
+//! list of special cases), not written one by one. Recursive cases compare output in
+//! directory read order: both sides read the same directories with `readdir`, so the
+//! order is the same on one machine.
+
+use reviewhost_tool::{Ctx, Io};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const REAL_GREP: &str = "/usr/bin/grep";
+
+/// The fixture tree: nested dirs, hidden file, binary, CRLF, UTF-8, invalid UTF-8, empty,
+/// no trailing newline, long lines.
+fn fixture(root: &Path) {
+    let long_line = format!("{}foo{}\n", "x".repeat(5000), "y".repeat(7000));
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "src/main.rs",
+            b"fn main() {\n    println!(\"Hello, Foo\");\n    let foo = bar(1);\n}\n// TODO: fix foo|bar (x) {y} a+b? c*d\n\nfn bar(x: u32) -> u32 { x }\n"
+                .to_vec(),
+        ),
+        ("src/lib/util.rs", b"pub fn foo_bar() {}\npub fn Foo() {}\n// aaa ab abab\n".to_vec()),
+        ("src/_archive/old.rs", b"fn foo() {} // archived\n".to_vec()),
+        ("docs/readme.md", "Café crème foo\nnaïve ÉCOLE\n日本語テキスト foo\nFOO upper\n".as_bytes().to_vec()),
+        ("docs/notes.txt", b"first\nsecond foo\nthird\nfourth\nfifth foo\nsixth\nseventh\neighth\nninth foo\ntenth\n".to_vec()),
+        (".hidden", b"foo hidden\n".to_vec()),
+        ("bin.dat", b"foo\0bar\nfoo again\nzzz\n".to_vec()),
+        ("crlf.txt", b"foo\r\nbar\r\nfoo bar\r\n".to_vec()),
+        ("invalid.txt", b"caf\xe9 foo\nplain foo\nbar\n".to_vec()),
+        ("empty.txt", Vec::new()),
+        ("nonl.txt", b"first foo\nlast foo line without newline".to_vec()),
+        ("long.txt", long_line.into_bytes()),
+        ("words.txt", b"foo\nfoobar\nbar foo baz\nfoo_bar\nfoo-bar\naaa\nabab\nab\n\n(x) {y}\na+b?\nback\\slash\n".to_vec()),
+        ("patterns.txt", b"foo\nbaz\n".to_vec()),
+    ];
+    for (name, data) in files {
+        let path = root.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create fixture dir");
+        }
+        std::fs::write(&path, data).expect("write fixture file");
+    }
+}
+
+struct Case {
+    args: Vec<String>,
+    stdin: Vec<u8>,
+}
+
+fn case(args: &[&str]) -> Case {
+    Case { args: args.iter().map(|s| s.to_string()).collect(), stdin: Vec::new() }
+}
+
+fn cases() -> Vec<Case> {
+    // Patterns with their syntax flags.
+    let patterns: &[&[&str]] = &[
+        &["foo"],
+        &["Foo"],
+        &["fo\\+"],
+        &["foo\\|bar"],
+        &["o\\{2\\}"],
+        &["a\\{1,2\\}b"],
+        &["(x) {y}"],
+        &["a+b?"],
+        &["c*d"],
+        &["^foo"],
+        &["foo$"],
+        &["\\<foo"],
+        &["foo\\>"],
+        &["[[:upper:]]"],
+        &["[^a-z ]"],
+        &["caf."],
+        &["-E", "foo|bar"],
+        &["-E", "(fo)+o?"],
+        &["-E", "a{2,}"],
+        &["-E", "ab|abab"],
+        &["-F", "a+b?"],
+        &["-F", "(x)"],
+        &["-F", "."],
+        &["-e", "foo", "-e", "bar"],
+        &["-E", "^$"],
+    ];
+    let flag_sets: &[&[&str]] = &[
+        &[],
+        &["-i"],
+        &["-w"],
+        &["-x"],
+        &["-v"],
+        &["-c"],
+        &["-l"],
+        &["-L"],
+        &["-n"],
+        &["-o"],
+        &["-h"],
+        &["-H"],
+        &["-m", "1"],
+        &["-nA1"],
+        &["-B1"],
+        &["-C1", "-n"],
+        &["-on"],
+        &["-cv"],
+        &["-iwo"],
+    ];
+    let targets: &[&[&str]] = &[&["words.txt"], &["src/main.rs", "docs/readme.md", "crlf.txt", "nonl.txt"]];
+    let mut out = Vec::new();
+    for p in patterns {
+        for f in flag_sets {
+            for t in targets {
+                let mut args: Vec<&str> = Vec::new();
+                args.extend_from_slice(f);
+                args.extend_from_slice(p);
+                args.extend_from_slice(t);
+                out.push(case(&args));
+            }
+        }
+    }
+    // Recursive searches.
+    for p in patterns.iter().take(8) {
+        for f in [&["-r"][..], &["-rn"], &["-rl"], &["-rc"], &["-ri", "--include=*.rs"]] {
+            let mut args: Vec<&str> = f.to_vec();
+            args.extend_from_slice(p);
+            out.push(case(&args));
+            let mut args: Vec<&str> = f.to_vec();
+            args.extend_from_slice(p);
+            args.push("src");
+            out.push(case(&args));
+        }
+    }
+    let special: &[&[&str]] = &[
+        &["-r", "foo", "."],
+        &["-r", "foo", "src/"],
+        &["-r", "foo", "src/main.rs"],
+        &["-R", "foo", "docs"],
+        &["-r", "--exclude-dir=_archive", "foo", "src"],
+        &["-r", "--exclude-dir=src", "foo", "src"],
+        &["-r", "--exclude=*.rs", "foo"],
+        &["-r", "--include=*.md", "--include=*.txt", "foo", "docs", "src"],
+        &["--include=*.rs", "foo", "docs/notes.txt"],
+        &["foo", "missing.txt"],
+        &["foo", "missing.txt", "words.txt"],
+        &["-s", "foo", "missing.txt", "words.txt"],
+        &["-q", "foo", "missing.txt", "words.txt"],
+        &["-q", "foo", "words.txt", "missing.txt"],
+        &["-q", "zzzz", "words.txt"],
+        &["foo", "src"],
+        &["-s", "foo", "src"],
+        &["-d", "skip", "foo", "src"],
+        &["a\\{1", "words.txt"],
+        &["-E", "(", "words.txt"],
+        &["\\(", "words.txt"],
+        &["\\)", "words.txt"],
+        &["-E", ")", "words.txt"],
+        &["[a", "words.txt"],
+        &["[[:foo:]]", "words.txt"],
+        &["[:alpha:]", "words.txt"],
+        &["x\\", "words.txt"],
+        &["-E", "a{1", "words.txt"],
+        &["-E", "*foo", "words.txt"],
+        &["*foo", "words.txt"],
+        &["-E", "a{2,1}", "words.txt"],
+        &["foo", "bin.dat"],
+        &["-c", "foo", "bin.dat"],
+        &["-v", "-c", "foo", "bin.dat"],
+        &["-l", "foo", "bin.dat"],
+        &["-a", "foo", "bin.dat"],
+        &["-I", "foo", "bin.dat", "words.txt"],
+        &["-L", "-I", "foo", "bin.dat"],
+        &["--binary-files=text", "-n", "foo", "bin.dat"],
+        &["foo", "invalid.txt"],
+        &["bar", "invalid.txt"],
+        &["-o", "foo", "invalid.txt"],
+        &["-c", "foo", "invalid.txt"],
+        &["-n", "foo", "long.txt"],
+        &["-o", "x*foo", "long.txt"],
+        &["foo", "empty.txt"],
+        &["-L", "foo", "empty.txt", "words.txt"],
+        &["-c", "foo", "empty.txt"],
+        &["-v", "foo", "empty.txt"],
+        &["-n", "foo", "nonl.txt"],
+        &["-v", "xyz", "nonl.txt"],
+        &["foo$", "crlf.txt"],
+        &["-x", "foo", "crlf.txt"],
+        &["-c", "bar.$", "crlf.txt"],
+        &["-n", "-C2", "foo", "docs/notes.txt"],
+        &["-n", "-A1", "foo", "docs/notes.txt", "words.txt"],
+        &["-m1", "-A3", "-n", "foo", "docs/notes.txt"],
+        &["-m2", "-c", "foo", "docs/notes.txt"],
+        &["-m0", "foo", "docs/notes.txt"],
+        &["-2", "-n", "foo", "docs/notes.txt"],
+        &["-A0", "foo", "docs/notes.txt"],
+        &["-o", "-A1", "foo", "docs/notes.txt"],
+        &["-vn", "-B1", "o", "docs/notes.txt"],
+        &["-f", "patterns.txt", "words.txt"],
+        &["-f", "empty.txt", "words.txt"],
+        &["-v", "-f", "empty.txt", "words.txt"],
+        &["foo", "words.txt", "-n", "--", "-v"],
+        &["--count", "--ignore-case", "foo", "docs/readme.md"],
+        &["--files-with-matches", "--recursive", "foo", "docs"],
+        &["--line-number", "--word-regexp", "--regexp=foo", "words.txt"],
+        &["--max-count=1", "--with-filename", "foo", "words.txt"],
+        &["--context=1", "--invert-match", "o", "docs/notes.txt"],
+        &["--color=never", "foo", "words.txt"],
+        &["--colour", "foo", "words.txt"],
+        &["-Z", "-l", "foo", "words.txt", "nonl.txt"],
+        &["-b", "foo", "docs/notes.txt"],
+        &["-ob", "foo", "docs/notes.txt"],
+        &["--foo", "x", "words.txt"],
+        &["-k", "x", "words.txt"],
+        &[],
+        &["-A", "x", "foo", "words.txt"],
+        &["-m", "x", "foo", "words.txt"],
+        &["--binary-files=bogus", "foo", "words.txt"],
+        &["-y", "FOO", "docs/readme.md"],
+        &["-i", "CAFÉ", "docs/readme.md"],
+        &["-o", "[[:alpha:]]*", "docs/readme.md"],
+        &["-o", "\\w\\+", "docs/readme.md"],
+        &["-ow", "caf", "docs/readme.md"],
+        &["-o", "本.", "docs/readme.md"],
+        &["-E", "-o", "a|ab", "words.txt"],
+        &["-o", "\\Bb", "words.txt"],
+        &["[\\]", "words.txt"],
+        &["-c", "\\s", "words.txt", "docs/readme.md"],
+        &["-c", "\\W", "words.txt"],
+        &["-w", "", "words.txt"],
+        &["-x", "", "words.txt"],
+        &["-c", "", "words.txt"],
+        &["-E", "a**", "words.txt"],
+        &["-E", "a{1,2}{2}", "words.txt"],
+        &["-e", "foo", "-f", "patterns.txt", "-c", "words.txt"],
+    ];
+    for s in special {
+        out.push(case(s));
+    }
+    // Standard input.
+    for args in [&["foo"][..], &["-c", "foo"], &["-H", "foo"], &["-n", "foo", "-"], &["-l", "foo"]] {
+        let mut c = case(args);
+        c.stdin = b"foo\nbar\nfoo bar\n".to_vec();
+        out.push(c);
+    }
+    out
+}
+
+struct Outcome {
+    status: i32,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+fn real(dir: &Path, c: &Case) -> Outcome {
+    use std::io::Write;
+    let mut child = Command::new(REAL_GREP)
+        .args(&c.args)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run /usr/bin/grep");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(&c.stdin);
+    }
+    let out = child.wait_with_output().expect("wait for grep");
+    Outcome { status: out.status.code().unwrap_or(-1), stdout: out.stdout, stderr: out.stderr }
+}
+
+fn ours(dir: &Path, c: &Case) -> Outcome {
+    let ctx = Ctx::new(dir);
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut io = Io { stdin: &c.stdin, stdout: &mut stdout, stderr: &mut stderr };
+    let status = reviewhost_grep::grep(&c.args, &ctx, &mut io);
+    Outcome { status, stdout, stderr }
+}
+
+/// At most `SHOW_LIMIT` characters of an output, for readable failure lists.
+fn show(bytes: &[u8]) -> String {
+    const SHOW_LIMIT: usize = 600;
+    let s = String::from_utf8_lossy(bytes);
+    if s.chars().count() > SHOW_LIMIT {
+        format!("{}...", s.chars().take(SHOW_LIMIT).collect::<String>())
+    } else {
+        s.into_owned()
+    }
+}
+
+#[test]
+fn grep_matches_gnu_grep() {
+    assert!(Path::new(REAL_GREP).exists(), "{REAL_GREP} is needed for the differential test");
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path());
+    let cases = cases();
+    let mut failures = Vec::new();
+    // Guards against a vacuous pass (e.g. the real tool failing on every case).
+    let mut real_outputs = 0;
+    for c in &cases {
+        let want = real(dir.path(), c);
+        let got = ours(dir.path(), c);
+        if !want.stdout.is_empty() {
+            real_outputs += 1;
+        }
+        if want.status != got.status || want.stdout != got.stdout || want.stderr.is_empty() != got.stderr.is_empty() {
+            failures.push(format!(
+                "grep {:?}\n  expected status {} stdout {:?} stderr {:?}\n  got      status {} stdout {:?} stderr {:?}",
+                c.args,
+                want.status,
+                show(&want.stdout),
+                show(&want.stderr),
+                got.status,
+                show(&got.stdout),
+                show(&got.stderr),
+            ));
+        }
+    }
+    println!(
+        "grep differential: {} cases, {} pass, {} fail",
+        cases.len(),
+        cases.len() - failures.len(),
+        failures.len()
+    );
+    assert!(real_outputs * 2 > cases.len(), "the real tool printed something in only {real_outputs} cases");
+    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}

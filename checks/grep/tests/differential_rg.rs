@@ -1,0 +1,196 @@
+//! Differential test: `reviewhost_grep::rg` against the real ripgrep, run as
+//! `rg --sort path --color never ARGS` (ours always walks sorted by path and never
+//! colours), on a fixture with a `.git` directory, `.gitignore`, `.ignore`, hidden and
+//! binary files. Compares stdout bytes and exit status exactly, stderr only as empty
+//! versus non-empty (ripgrep 13 words its errors differently).
+
+use reviewhost_tool::{Ctx, Io};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn fixture(root: &Path) {
+    let files: Vec<(&str, &[u8])> = vec![
+        (".git/HEAD", b"ref: refs/heads/main\n"),
+        (".gitignore", b"target/\n*.log\n"),
+        (".ignore", b"ignored_by_dot_ignore.txt\n"),
+        ("src/main.rs", b"fn main() { Foo(); }\nstruct FooBar;\nlet foo = 1;\n// TODO fix Foo\n"),
+        ("src/_archive/old.rs", b"fn Foo() {}\n"),
+        ("src/lib/util.rs", b"pub fn Foo_x() {}\n// foo\nfn helper() { Foo::new() }\n"),
+        ("src/app.py", b"def foo():\n    return Foo()\n"),
+        ("src/index.js", b"const foo = require('foo');\n"),
+        ("docs/ctx.txt", b"a\nfoo\nb\nc\nd\nfoo\ne\nf\ng\nh\nfoo\n"),
+        ("docs/readme.md", "Café FOO\n日本語 foo\n".as_bytes()),
+        ("target/out.rs", b"foo in target\n"),
+        ("app.log", b"foo log\n"),
+        ("ignored_by_dot_ignore.txt", b"foo\n"),
+        (".hidden", b"foo hidden\n"),
+        ("bin.dat", b"foo\0bar\nfoo again\n"),
+        ("crlf.txt", b"foo\r\nbar\r\n"),
+        ("empty.txt", b""),
+        ("config.yaml", b"key: foo\n"),
+        ("Cargo.toml", b"[package]\nname = \"foo\"\n"),
+    ];
+    for (name, data) in files {
+        let path = root.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create fixture dir");
+        }
+        std::fs::write(&path, data).expect("write fixture file");
+    }
+}
+
+fn cases() -> Vec<(Vec<String>, Vec<u8>)> {
+    let table: &[&[&str]] = &[
+        &["foo"],
+        &["Foo"],
+        &["-n", "Foo\\b", "src", "--glob", "!**/_archive/**"],
+        &["-g", "!**/_archive/**", "Foo"],
+        &["-g", "*.rs", "foo", "-i"],
+        &["-g", "*.rs", "-g", "!main.rs", "-i", "foo"],
+        &["-n", "foo"],
+        &["-N", "foo"],
+        &["-i", "foo"],
+        &["-S", "foo"],
+        &["-S", "Foo"],
+        &["-F", "Foo()"],
+        &["-F", "("],
+        &["-w", "foo"],
+        &["-x", "foo"],
+        &["-v", "foo", "docs"],
+        &["-l", "foo"],
+        &["--files-without-match", "foo"],
+        &["-c", "foo"],
+        &["--count-matches", "o"],
+        &["-co", "o", "docs"],
+        &["-o", "Fo+\\w*"],
+        &["-on", "fo+", "docs"],
+        &["-q", "foo"],
+        &["-q", "zzzz"],
+        &["-e", "foo", "-e", "Foo", "src"],
+        &["-t", "rust", "foo"],
+        &["-t", "py", "-i", "foo"],
+        &["-T", "rust", "foo"],
+        &["-t", "md", "foo"],
+        &["-t", "yaml", "foo"],
+        &["-t", "toml", "foo"],
+        &["-t", "js", "foo"],
+        &["-t", "nosuchtype", "foo"],
+        &["--hidden", "foo"],
+        &["--no-ignore", "foo"],
+        &["-u", "foo"],
+        &["-uu", "foo"],
+        &["-uuu", "-l", "foo"],
+        &["-a", "foo", "bin.dat"],
+        &["foo", "bin.dat"],
+        &["foo", "bin.dat", "crlf.txt"],
+        &["-H", "foo", "crlf.txt"],
+        &["foo", "crlf.txt"],
+        &["--no-filename", "foo", "src"],
+        &["-A1", "foo", "docs/ctx.txt"],
+        &["-B1", "-n", "foo", "docs/ctx.txt"],
+        &["-C1", "foo", "docs"],
+        &["-A1", "foo", "docs/ctx.txt", "src/lib/util.rs"],
+        &["-m1", "foo"],
+        &["-m1", "-A2", "foo", "docs/ctx.txt"],
+        &["--max-depth", "1", "foo"],
+        &["--max-depth=2", "-l", "foo", "src"],
+        &["--files"],
+        &["--files", "src"],
+        &["--files", "-g", "*.rs"],
+        &["--files", "-t", "py"],
+        &["foo", "missing", "src"],
+        &["foo", "missing"],
+        &["("],
+        &["foo", "."],
+        &["foo", "src/"],
+        &["foo", "./src"],
+        &["-L", "foo"],
+        &["foo", "empty.txt"],
+        &["-c", "foo", "docs/ctx.txt"],
+        &["--column", "foo", "docs/ctx.txt"],
+        &["-b", "foo", "docs/ctx.txt"],
+        &["--null", "-l", "foo"],
+        &["--bogus-flag", "foo"],
+        &["日本"],
+        &["(?i)café"],
+        &["foo$", "crlf.txt"],
+        &["-w", "Foo", "src"],
+        &["-x", "a|b", "docs"],
+    ];
+    let mut out: Vec<(Vec<String>, Vec<u8>)> =
+        table.iter().map(|a| (a.iter().map(|s| s.to_string()).collect(), Vec::new())).collect();
+    for a in [&["foo"][..], &["-n", "bar"], &["-c", "foo"]] {
+        out.push((a.iter().map(|s| s.to_string()).collect(), b"foo\nbar\nfoo bar\n".to_vec()));
+    }
+    out
+}
+
+/// At most `SHOW_LIMIT` characters of an output, for readable failure lists.
+fn show(bytes: &[u8]) -> String {
+    const SHOW_LIMIT: usize = 600;
+    let s = String::from_utf8_lossy(bytes);
+    if s.chars().count() > SHOW_LIMIT {
+        format!("{}...", s.chars().take(SHOW_LIMIT).collect::<String>())
+    } else {
+        s.into_owned()
+    }
+}
+
+#[test]
+fn rg_matches_ripgrep() {
+    let Ok(rg_path) = which_rg() else { panic!("install ripgrep (apt-get install -y ripgrep)") };
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path());
+    let cases = cases();
+    let mut failures = Vec::new();
+    // Guards against a vacuous pass (e.g. the real tool failing on every case).
+    let mut real_outputs = 0;
+    for (args, stdin) in &cases {
+        use std::io::Write;
+        let mut child = Command::new(&rg_path)
+            .args(["--sort", "path", "--color", "never", "--no-config"])
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("RIPGREP_CONFIG_PATH")
+            .env("HOME", dir.path())
+            .stdin(if stdin.is_empty() { Stdio::null() } else { Stdio::piped() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run rg");
+        if let Some(mut s) = child.stdin.take() {
+            let _ = s.write_all(stdin);
+        }
+        let want = child.wait_with_output().expect("wait for rg");
+        let ctx = Ctx::new(dir.path());
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let mut io = Io { stdin, stdout: &mut stdout, stderr: &mut stderr };
+        let status = reviewhost_grep::rg(args, &ctx, &mut io);
+        let want_status = want.status.code().unwrap_or(-1);
+        if !want.stdout.is_empty() {
+            real_outputs += 1;
+        }
+        if want_status != status || want.stdout != stdout || want.stderr.is_empty() != stderr.is_empty() {
+            failures.push(format!(
+                "rg {args:?}\n  expected status {want_status} stdout {:?} stderr {:?}\n  got      status {status} stdout {:?} stderr {:?}",
+                show(&want.stdout),
+                show(&want.stderr),
+                show(&stdout),
+                show(&stderr)
+            ));
+        }
+    }
+    println!("rg differential: {} cases, {} pass, {} fail", cases.len(), cases.len() - failures.len(), failures.len());
+    assert!(real_outputs * 2 > cases.len(), "the real tool printed something in only {real_outputs} cases");
+    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+fn which_rg() -> Result<String, ()> {
+    for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+        let p = Path::new(dir).join("rg");
+        if p.is_file() {
+            return Ok(p.to_string_lossy().into_owned());
+        }
+    }
+    Err(())
+}

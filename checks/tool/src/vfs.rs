@@ -1,0 +1,76 @@
+//! The sandbox's view of paths: a virtual absolute path (`/src/main.rs`) inside the root,
+//! mapped to the real path to open.
+//!
+//! In the component the root *is* `/` (WASI preopen), so the mapping is the identity. In
+//! native tests the root is a temporary directory, so the same program code runs in
+//! both. The lexical `..` handling here never climbs above `/`: like the kernel, `/..` is
+//! `/`. What the filesystem itself refuses (symlinks leading out) comes back as an
+//! `io::Error` from WASI.
+
+use std::path::{Path, PathBuf};
+
+/// Where programs run: the root on the host and the current directory inside it.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The real directory that is `/` to the programs (`/` in the component).
+    pub root: PathBuf,
+    /// The current directory, virtual and absolute: `/` or `/web/src`.
+    pub cwd: String,
+}
+
+impl Ctx {
+    pub fn new(root: impl Into<PathBuf>) -> Ctx {
+        Ctx { root: root.into(), cwd: "/".into() }
+    }
+
+    /// The virtual absolute path of `path` (relative to `cwd`, or absolute), normalised:
+    /// no `.`, no `..`, no trailing slash, never above `/`.
+    pub fn virtual_path(&self, path: &str) -> String {
+        let joined = if path.starts_with('/') { path.to_string() } else { format!("{}/{}", self.cwd, path) };
+        let mut parts: Vec<&str> = Vec::new();
+        for part in joined.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                p => parts.push(p),
+            }
+        }
+        format!("/{}", parts.join("/"))
+    }
+
+    /// The real path to open for `path`.
+    pub fn real(&self, path: &str) -> PathBuf {
+        let v = self.virtual_path(path);
+        let rel = v.trim_start_matches('/');
+        if rel.is_empty() { self.root.clone() } else { self.root.join(rel) }
+    }
+
+    /// `path` as a real path (for `std::fs`) when it is already real (from a directory
+    /// walk that started at `self.real(..)`), back to the name the user would see.
+    /// Programs print paths the way the user wrote them, as GNU tools do: this helper is
+    /// only for turning a walked real path into its virtual form.
+    pub fn virtual_of_real(&self, real: &Path) -> Option<String> {
+        let rel = real.strip_prefix(&self.root).ok()?;
+        Some(format!("/{}", rel.to_string_lossy()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_resolve_inside_the_root() {
+        let mut ctx = Ctx::new("/tmp/r");
+        assert_eq!(ctx.virtual_path("src/a.rs"), "/src/a.rs");
+        assert_eq!(ctx.virtual_path("../../etc/passwd"), "/etc/passwd");
+        assert_eq!(ctx.virtual_path("/"), "/");
+        ctx.cwd = "/web".into();
+        assert_eq!(ctx.virtual_path("./x/../y"), "/web/y");
+        assert_eq!(ctx.virtual_path(".."), "/");
+        assert_eq!(ctx.real("a"), PathBuf::from("/tmp/r/web/a"));
+        assert_eq!(ctx.real("/"), PathBuf::from("/tmp/r"));
+    }
+}
