@@ -149,7 +149,10 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R 
             });
         }
     });
-    slots.into_iter().map(|slot| slot.into_inner().expect("no panics while held").expect("every index was evaluated")).collect()
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().expect("no panics while held").expect("every index was evaluated"))
+        .collect()
 }
 
 /// The default assertions file: `$ASSERTIONS_FILE`, else the seed's location.

@@ -32,10 +32,12 @@ fn writes_network_environment_and_parent_are_all_refused() {
     let report = runner.run(&RunOptions { file, root: root.clone(), write: true }).unwrap();
 
     let outcome = &report.results[0].1;
-    for attempt in
-        ["create", "append", "truncate", "remove", "rename", "mkdir", "rmdir", "tcp", "udp", "dns", "env", "args", "stdin"]
-            .iter()
-            .chain(&["parent", "outside"])
+    for attempt in [
+        "create", "append", "truncate", "remove", "rename", "mkdir", "rmdir", "tcp", "udp", "dns", "env", "args",
+        "stdin",
+    ]
+    .iter()
+    .chain(&["parent", "outside"])
     {
         assert!(outcome.message.contains(&format!("{attempt}=refused")), "{attempt}: {}", outcome.message);
     }

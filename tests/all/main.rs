@@ -6,6 +6,7 @@
 
 mod support;
 
+mod commands;
 mod crash_safety;
 mod escapes;
 mod file_errors;

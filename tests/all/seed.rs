@@ -74,7 +74,10 @@ fn seed_failure_fixtures_fail_with_exit_one() {
     );
     let out = run(&file, dir.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(statuses(&file), [("F-001", "fail"), ("F-002", "fail"), ("P-001", "pass")].map(|(i, s)| (i.to_string(), s.to_string())));
+    assert_eq!(
+        statuses(&file),
+        [("F-001", "fail"), ("F-002", "fail"), ("P-001", "pass")].map(|(i, s)| (i.to_string(), s.to_string()))
+    );
     assert_eq!(read_assertions(&file)[0]["failure_output"], "No output — pattern not found");
 }
 

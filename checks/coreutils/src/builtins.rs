@@ -485,8 +485,7 @@ fn convert(spec: &Spec, st: &mut PrintfState, io: &mut Io) -> bool {
             pad(body.into_bytes(), true, io.stdout);
         }
         other => {
-            io.stderr
-                .extend_from_slice(format!("printf: `{}': invalid format character\n", other as char).as_bytes());
+            io.stderr.extend_from_slice(format!("printf: `{}': invalid format character\n", other as char).as_bytes());
             st.status = 1;
             return true;
         }
@@ -571,8 +570,10 @@ fn run_test(name: &str, args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     }
 }
 
-const UNARY_OPS: &[&str] =
-    &["-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h", "-z", "-n", "-p", "-S", "-b", "-c", "-t", "-g", "-u", "-k", "-O", "-G", "-N", "-a"];
+const UNARY_OPS: &[&str] = &[
+    "-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h", "-z", "-n", "-p", "-S", "-b", "-c", "-t", "-g", "-u", "-k",
+    "-O", "-G", "-N", "-a",
+];
 const BINARY_OPS: &[&str] =
     &["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef", "-a", "-o"];
 
@@ -711,7 +712,7 @@ impl Test<'_> {
             "-d" => meta.is_dir(),
             "-s" => meta.len() > 0,
             "-r" => mode_allows(&meta, 0o444, false),
-            "-w" => mode_allows(&meta, 0o222, false) && !meta.permissions().readonly() || is_root(),
+            "-w" => mode_allows(&meta, 0o222, false),
             "-x" => mode_allows(&meta, 0o111, true),
             "-p" | "-S" | "-b" | "-c" => special_matches(&meta, op),
             "-u" => mode_bits(&meta) & 0o4000 != 0,

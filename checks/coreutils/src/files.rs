@@ -166,9 +166,7 @@ fn sort_entries(v: &mut [Entry], o: &LsOpts) {
         LsSort::Time => {
             v.sort_by(|a, b| mtime(b).cmp(&mtime(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes())))
         }
-        LsSort::Size => {
-            v.sort_by(|a, b| size(b).cmp(&size(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes())))
-        }
+        LsSort::Size => v.sort_by(|a, b| size(b).cmp(&size(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))),
     }
     if o.reverse {
         v.reverse();
@@ -614,8 +612,9 @@ impl FindParser<'_> {
             "(" => {
                 let e = self.or()?;
                 if self.peek() != Some(")") {
-                    return Err("invalid expression; I was expecting to find a ')' somewhere but did not see one."
-                        .into());
+                    return Err(
+                        "invalid expression; I was expecting to find a ')' somewhere but did not see one.".into()
+                    );
                 }
                 self.pos += 1;
                 e
@@ -636,7 +635,7 @@ impl FindParser<'_> {
                 for part in v.split(',') {
                     match part {
                         "f" | "d" | "l" | "p" | "s" | "b" | "c" => kinds.push(part.chars().next().unwrap_or('f')),
-                        "" => return Err(format!("Arguments to -type should contain at least one letter")),
+                        "" => return Err("Arguments to -type should contain at least one letter".into()),
                         _ => return Err(format!("Unknown argument to -type: {part}")),
                     }
                 }
@@ -837,7 +836,8 @@ impl Walk {
                                 continue;
                             };
                             let name = de.file_name().to_string_lossy().into_owned();
-                            let child = if shown.ends_with('/') { format!("{shown}{name}") } else { format!("{shown}/{name}") };
+                            let child =
+                                if shown.ends_with('/') { format!("{shown}{name}") } else { format!("{shown}/{name}") };
                             let path = de.path();
                             match fs::symlink_metadata(&path) {
                                 Ok(m) => self.walk(&child, start, &path, &m, depth + 1),
@@ -998,7 +998,8 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     };
     let expr = if parser.has_action { expr } else { Expr::And(Box::new(expr), Box::new(Expr::Print)) };
     let (mindepth, maxdepth, depth_first) = (parser.mindepth, parser.maxdepth, parser.depth_first);
-    let mut w = Walk { expr, mindepth, maxdepth, depth_first, quit: false, status: 0, stdout: Vec::new(), stderr: Vec::new() };
+    let mut w =
+        Walk { expr, mindepth, maxdepth, depth_first, quit: false, status: 0, stdout: Vec::new(), stderr: Vec::new() };
     for op in &operands {
         if w.quit {
             break;

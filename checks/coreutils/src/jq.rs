@@ -6,10 +6,12 @@
 //!
 //! Left out on purpose: colour (`-C` is ignored), `--seq`, `--stream`, `-a` (ASCII
 //! output), modules (`import`/`include` search paths), and `$__loc__`. What jaq itself
-//! does differently from jq stays (the jaq manual lists it): e.g. number literals print
-//! as written (`1.0` stays `1.0` like jq 1.7, but `1e3` stays `1e3`), NaN prints as
-//! `NaN`, and error messages are jaq's wording. `$ENV` is the sandbox's (empty)
-//! environment.
+//! does differently from jq stays (the jaq manual lists it): `del(.k)` and `|= empty`
+//! move the object's last key into the deleted key's place (jq keeps the order), paths
+//! are not created through `null` (`{} | .a.b = 1` is an error), and error messages are
+//! jaq's wording. Number output follows jq: integer literals keep their digits (jq 1.7),
+//! other numbers print as doubles in jq's format (`1.0` prints `1`, as in jq 1.6, where
+//! jq 1.7 keeps `1.0`). `$ENV` is the sandbox's (empty) environment.
 
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, DataT, Lut, Vars, data::HasLut, native};
@@ -135,7 +137,7 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
                 if json {
                     match jaq_json::read::parse_single(a.as_bytes()) {
                         Ok(v) => o.positional.push(v),
-                        Err(_) => return Err(usage_error(io, &format!("Invalid JSON text passed to --jsonargs"))),
+                        Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --jsonargs")),
                     }
                 } else {
                     o.positional.push(Val::from(a));
@@ -175,7 +177,7 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
                 let v = take(&mut i, 2, "--argjson", io)?;
                 match jaq_json::read::parse_single(v[1].as_bytes()) {
                     Ok(val) => o.named.push((v[0].clone(), val)),
-                    Err(_) => return Err(usage_error(io, &format!("Invalid JSON text passed to --argjson"))),
+                    Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --argjson")),
                 }
             }
             "--slurpfile" | "--rawfile" => {
@@ -381,7 +383,9 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         Err(errs) => {
             let msg = errs
                 .iter()
-                .flat_map(|(_, es)| es.iter().map(|(name, undef)| format!("{name} is not defined ({})", undef.as_str())))
+                .flat_map(|(_, es)| {
+                    es.iter().map(|(name, undef)| format!("{name} is not defined ({})", undef.as_str()))
+                })
                 .collect::<Vec<_>>()
                 .join("\n");
             return compile_error(io, &msg);
@@ -583,9 +587,17 @@ fn format_num(n: &jaq_json::Num) -> String {
     match n {
         Num::Int(i) => i.to_string(),
         Num::BigInt(i) => i.to_string(),
-        Num::Dec(s) => s.to_string(),
+        // Integer literals keep their digits (jq 1.7 preserves their precision); other
+        // literals print as the double they denote, as jq does for `1e3` or `1e1000`.
+        Num::Dec(s) if is_int_literal(s) => s.to_string(),
+        Num::Dec(s) => format_float(s.parse().unwrap_or(f64::NAN)),
         Num::Float(x) => format_float(*x),
     }
+}
+
+fn is_int_literal(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn format_float(x: f64) -> String {

@@ -206,7 +206,11 @@ fn parse_head_tail(tool: &str, args: &[String], other_end: char, io: &mut Io) ->
     if let Some(first) = args.first() {
         let legacy = first.strip_prefix('-').filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
         let legacy = legacy.or_else(|| {
-            if other_end == '+' { first.strip_prefix('+').filter(|r| r.starts_with(|c: char| c.is_ascii_digit())) } else { None }
+            if other_end == '+' {
+                first.strip_prefix('+').filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            } else {
+                None
+            }
         });
         if let Some(rest) = legacy {
             let plus = first.starts_with('+');
@@ -312,7 +316,13 @@ pub fn tail(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
 }
 
 /// The shared file loop of `head` and `tail`: headers, errors, the selection per file.
-fn head_tail(tool: &str, ht: &HeadTail, ctx: &Ctx, io: &mut Io, select: impl for<'a> Fn(&'a [u8], &HeadTail) -> &'a [u8]) -> i32 {
+fn head_tail(
+    tool: &str,
+    ht: &HeadTail,
+    ctx: &Ctx,
+    io: &mut Io,
+    select: impl for<'a> Fn(&'a [u8], &HeadTail) -> &'a [u8],
+) -> i32 {
     let headers = ht.headers.unwrap_or(ht.files.len() > 1);
     let mut status = 0;
     let mut first = true;
@@ -1230,12 +1240,7 @@ pub fn cut(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         return usage_try(io, "cut", "an input delimiter may be specified only when operating on fields", 1);
     }
     if !fields && only_delimited {
-        return usage_try(
-            io,
-            "cut",
-            "suppressing non-delimited lines makes sense\n\tonly when operating on fields",
-            1,
-        );
+        return usage_try(io, "cut", "suppressing non-delimited lines makes sense\n\tonly when operating on fields", 1);
     }
     let d = match delim.as_deref() {
         None => b'\t',
@@ -1494,7 +1499,13 @@ pub fn tr(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
         }
     }
     let ops = &p.operands;
-    let needed = if delete && squeeze { 2 } else if delete || (squeeze && ops.len() < 2) { 1 } else { 2 };
+    let needed = if delete && squeeze {
+        2
+    } else if delete || (squeeze && ops.len() < 2) {
+        1
+    } else {
+        2
+    };
     if ops.is_empty() {
         return usage_try(io, "tr", "missing operand", 1);
     }
@@ -1502,7 +1513,11 @@ pub fn tr(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
         let msg = format!(
             "missing operand after '{}'\n{}",
             ops[ops.len() - 1],
-            if delete { "Two strings must be given when both deleting and squeezing repeats." } else { "Two strings must be given when translating." }
+            if delete {
+                "Two strings must be given when both deleting and squeezing repeats."
+            } else {
+                "Two strings must be given when translating."
+            }
         );
         return usage_try(io, "tr", &msg, 1);
     }
@@ -1579,10 +1594,6 @@ pub fn tr(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
         let mut squeeze_set = [false; 256];
         for b in &s2 {
             squeeze_set[usize::from(*b)] = true;
-        }
-        let mut translated = [false; 256];
-        for b in &set1 {
-            translated[usize::from(*b)] = true;
         }
         for &b in input {
             let m = map[usize::from(b)];

@@ -44,6 +44,9 @@ fn fixture(root: &Path) {
         }
         std::fs::write(&path, data).expect("write fixture file");
     }
+    // Symlinks met while recursing: `-r` skips them, `-R` follows them.
+    std::os::unix::fs::symlink("docs", root.join("link_dir")).expect("symlink");
+    std::os::unix::fs::symlink("words.txt", root.join("link.txt")).expect("symlink");
 }
 
 struct Case {
@@ -135,6 +138,10 @@ fn cases() -> Vec<Case> {
         &["-r", "foo", "src/"],
         &["-r", "foo", "src/main.rs"],
         &["-R", "foo", "docs"],
+        &["-R", "-l", "foo"],
+        &["-r", "-l", "foo"],
+        &["-r", "foo", "link_dir"],
+        &["-c", "foo", "link.txt"],
         &["-r", "--exclude-dir=_archive", "foo", "src"],
         &["-r", "--exclude-dir=src", "foo", "src"],
         &["-r", "--exclude=*.rs", "foo"],
@@ -323,4 +330,96 @@ fn grep_matches_gnu_grep() {
     );
     assert!(real_outputs * 2 > cases.len(), "the real tool printed something in only {real_outputs} cases");
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// FIFOs are never opened (opening one blocks forever in the sandbox): as an operand
+/// it is an error, while recursing it is skipped. Not compared with GNU grep, which
+/// would block.
+#[test]
+fn special_files_are_never_opened() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("d")).expect("mkdir");
+    std::fs::write(dir.path().join("d/a.txt"), b"foo\n").expect("write");
+    let status = Command::new("mkfifo").arg(dir.path().join("d/pipe")).status().expect("run mkfifo");
+    assert!(status.success());
+    let run = |args: &[&str]| {
+        let c = case(args);
+        let got = ours(dir.path(), &c);
+        (
+            got.status,
+            String::from_utf8_lossy(&got.stdout).into_owned(),
+            String::from_utf8_lossy(&got.stderr).into_owned(),
+        )
+    };
+    assert_eq!(run(&["-r", "foo", "d"]), (0, "d/a.txt:foo\n".to_string(), String::new()));
+    let (status, out, err) = run(&["foo", "d/pipe", "d/a.txt"]);
+    assert_eq!((status, out.as_str()), (2, "d/a.txt:foo\n"));
+    assert!(err.starts_with("grep: d/pipe: "), "{err}");
+    let mut io_out = Vec::new();
+    let mut io_err = Vec::new();
+    let mut io = Io { stdin: b"", stdout: &mut io_out, stderr: &mut io_err };
+    assert_eq!(reviewhost_grep::rg(&["foo".to_string()], &Ctx::new(dir.path()), &mut io), 0);
+    assert_eq!(io_out, b"d/a.txt:foo\n");
+}
+
+/// Odd patterns and option mixes end with a status, never a panic.
+#[test]
+fn odd_patterns_never_panic() {
+    let patterns = [
+        "",
+        "\\",
+        "[",
+        "[]",
+        "[^]",
+        "[[:",
+        "[[.",
+        "[[=a=]]",
+        "[[.a.]-z]",
+        "a\\{",
+        "\\{1\\}",
+        "a\\{99999\\}",
+        "((((",
+        "\\(\\)",
+        "x**+?",
+        "^*",
+        "$$",
+        "\\<\\>*",
+        "[z-a]",
+        "[\\w]",
+        "a{,}",
+        "{",
+        "}",
+        "a|*b",
+        "(|)",
+        "(*)",
+        "\\`*",
+        "a{1}{2}{3}",
+        "é*",
+        "日本|",
+        "[[:alpha:][:digit:]]+",
+        "\\W*\\s*",
+        "a{32767}",
+        "a{1000}{1000}",
+    ];
+    let flags: [&[&str]; 7] = [&[], &["-E"], &["-F"], &["-o"], &["-Eow"], &["-ix"], &["-cv"]];
+    let stdin = "foo bar\nécole 日本語\n\n(x) {y}\n".as_bytes();
+    for p in patterns {
+        for f in flags {
+            let mut args: Vec<String> = f.iter().map(|s| s.to_string()).collect();
+            args.push("-e".into());
+            args.push(p.to_string());
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err };
+            let status = reviewhost_grep::grep(&args, &Ctx::new("/nonexistent"), &mut io);
+            assert!((0..=2).contains(&status), "{args:?}");
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err };
+            let status = reviewhost_grep::rg(&args, &Ctx::new("/nonexistent"), &mut io);
+            assert!((0..=2).contains(&status), "rg {args:?}");
+        }
+    }
+    for name in ["grep", "egrep", "fgrep", "rg"] {
+        assert!(reviewhost_grep::lookup(name).is_some());
+    }
+    assert!(reviewhost_grep::lookup("sed").is_none());
 }

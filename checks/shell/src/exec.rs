@@ -246,10 +246,8 @@ impl Shell {
                 Redirect::Output { fds, target } => {
                     let target = self.expand_one(target, err);
                     if target != "/dev/null" {
-                        return self.refuse(
-                            err,
-                            format!("cannot write to '{target}': the reviewhost sandbox is read-only"),
-                        );
+                        return self
+                            .refuse(err, format!("cannot write to '{target}': the reviewhost sandbox is read-only"));
                     }
                     for fd in fds {
                         match fd {
@@ -557,7 +555,10 @@ mod tests {
         let r = sh("npx tsc --noEmit");
         assert_eq!(r.status, NOT_FOUND);
         assert_eq!(r.trouble, [Trouble::Unavailable("npx".into())]);
-        assert_eq!(String::from_utf8_lossy(&r.stderr), "reviewhost: program 'npx' is not available in the reviewhost sandbox\n");
+        assert_eq!(
+            String::from_utf8_lossy(&r.stderr),
+            "reviewhost: program 'npx' is not available in the reviewhost sandbox\n"
+        );
         let r = sh("echo x > newfile");
         assert_eq!(r.status, 1);
         assert!(matches!(&r.trouble[0], Trouble::Refused(m) if m.contains("read-only")));

@@ -114,7 +114,9 @@ fn grep_notes(words: &[String], intent: Intent, ctx: &Ctx, notes: &mut Vec<Strin
                 "count" => count = true,
                 "extended-regexp" => extended = true,
                 "fixed-strings" => fixed = true,
-                "regexp" => patterns.extend(long.split_once('=').map(|(_, v)| v.to_string()).or_else(|| iter.next().cloned())),
+                "regexp" => {
+                    patterns.extend(long.split_once('=').map(|(_, v)| v.to_string()).or_else(|| iter.next().cloned()))
+                }
                 _ => {}
             }
             continue;

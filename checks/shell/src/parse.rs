@@ -40,13 +40,26 @@ pub struct Pipeline {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    Simple { words: Vec<Word>, redirects: Vec<Redirect> },
+    Simple {
+        words: Vec<Word>,
+        redirects: Vec<Redirect>,
+    },
     /// `( ... )`: `cd` inside does not leak out.
-    Subshell { body: Script, redirects: Vec<Redirect> },
+    Subshell {
+        body: Script,
+        redirects: Vec<Redirect>,
+    },
     /// `{ ...; }`.
-    Group { body: Script, redirects: Vec<Redirect> },
+    Group {
+        body: Script,
+        redirects: Vec<Redirect>,
+    },
     /// `if c; then t; elif c2; then t2; else e; fi`.
-    If { branches: Vec<(Script, Script)>, otherwise: Option<Script>, redirects: Vec<Redirect> },
+    If {
+        branches: Vec<(Script, Script)>,
+        otherwise: Option<Script>,
+        redirects: Vec<Redirect>,
+    },
 }
 
 /// A word before expansion: pieces that are quoted or not (only unquoted text globs and
@@ -56,11 +69,19 @@ pub struct Word(pub Vec<Piece>);
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Piece {
-    Text { text: String, quoted: bool },
+    Text {
+        text: String,
+        quoted: bool,
+    },
     /// `$?`
-    LastStatus { quoted: bool },
+    LastStatus {
+        quoted: bool,
+    },
     /// `$(...)` or backquotes.
-    Substitution { script: Script, quoted: bool },
+    Substitution {
+        script: Script,
+        quoted: bool,
+    },
 }
 
 /// A redirection, by file descriptor (0 stdin, 1 stdout, 2 stderr).
@@ -210,10 +231,14 @@ fn command(c: &ast::Command, depth: usize) -> Result<Command, Unsupported> {
 fn simple_command(simple: &ast::SimpleCommand, depth: usize) -> Result<Command, Unsupported> {
     let mut words = Vec::new();
     let mut redirects = Vec::new();
-    let mut item = |item: &ast::CommandPrefixOrSuffixItem| -> Result<(), Unsupported> {
+    let mut item = |item: &ast::CommandPrefixOrSuffixItem, is_suffix: bool| -> Result<(), Unsupported> {
         match item {
             ast::CommandPrefixOrSuffixItem::Word(w) => words.push(parse_word(&w.value, depth)?),
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(redirect(r, depth)?),
+            // After the command name `a=b` is an ordinary argument (`echo status=$?`).
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) if is_suffix => {
+                words.push(parse_word(&w.value, depth)?)
+            }
             ast::CommandPrefixOrSuffixItem::AssignmentWord(..) => {
                 return Err(Unsupported("variable assignments".into()));
             }
@@ -224,13 +249,13 @@ fn simple_command(simple: &ast::SimpleCommand, depth: usize) -> Result<Command, 
         Ok(())
     };
     for i in simple.prefix.iter().flat_map(|p| p.0.iter()) {
-        item(i)?;
+        item(i, false)?;
     }
     if let Some(name) = &simple.word_or_name {
-        item(&ast::CommandPrefixOrSuffixItem::Word(name.clone()))?;
+        item(&ast::CommandPrefixOrSuffixItem::Word(name.clone()), true)?;
     }
     for i in simple.suffix.iter().flat_map(|s| s.0.iter()) {
-        item(i)?;
+        item(i, true)?;
     }
     Ok(Command::Simple { words, redirects })
 }
@@ -252,7 +277,8 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
                     Ok(Redirect::Output { fds: vec![fd.unwrap_or(1)], target: target_word(target)? })
                 }
                 ast::IoFileRedirectKind::DuplicateOutput | ast::IoFileRedirectKind::DuplicateInput => {
-                    let from = fd.unwrap_or(if matches!(kind, ast::IoFileRedirectKind::DuplicateOutput) { 1 } else { 0 });
+                    let from =
+                        fd.unwrap_or(if matches!(kind, ast::IoFileRedirectKind::DuplicateOutput) { 1 } else { 0 });
                     let to = literal(&target_word(target)?).unwrap_or_default();
                     match to.as_str() {
                         "-" => Ok(Redirect::Close { fd: from }),
@@ -404,6 +430,7 @@ mod tests {
         assert_eq!(text(r"echo a\ b \| c"), ["echo", "a b", "|", "c"]);
         assert_eq!(text(r#"echo '' """#), ["echo", "", ""]);
         assert_eq!(text(r"echo $'a\tb'"), ["echo", "a\tb"]);
+        assert_eq!(text("echo status=ok"), ["echo", "status=ok"]);
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub enum Expected {
     NoOutput,
     ExitZero,
     /// `count:N` (`at_least` false) or `count>=N`.
-    Count { at_least: bool, n: u64 },
+    Count {
+        at_least: bool,
+        n: u64,
+    },
     /// `equals:TEXT`.
     Equals(String),
 }
@@ -78,9 +81,7 @@ pub fn resolve(type_name: &str, expected: Option<&Value>) -> Result<Option<Comma
         Some(other) => return Err(format!("`expected` must be a string, found {other}")),
     };
     let contradiction = |e: &Expected, what: &str| {
-        Err(format!(
-            "expected '{e}' contradicts type '{type_name}' ({what}); fix one of the two"
-        ))
+        Err(format!("expected '{e}' contradicts type '{type_name}' ({what}); fix one of the two"))
     };
     let count = |at_least: bool, n: u64| json!({"rule": "count", "at_least": at_least, "n": n});
     let rule = |rule: Value, intent| Ok(Some(CommandRule { rule, intent }));
@@ -134,15 +135,24 @@ mod tests {
     fn rules_follow_type_and_expected() {
         assert_eq!(resolve("grep_match", None).unwrap().unwrap().rule, json!({"rule": "output_present"}));
         assert_eq!(r("grep_not_match", "no_match").unwrap().unwrap().intent, "no_match");
-        assert_eq!(r("grep_match", "count:1").unwrap().unwrap().rule, json!({"rule": "count", "at_least": false, "n": 1}));
-        assert_eq!(r("typescript_compile", "no_output").unwrap().unwrap().rule, json!({"rule": "exit_zero", "quiet": true}));
+        assert_eq!(
+            r("grep_match", "count:1").unwrap().unwrap().rule,
+            json!({"rule": "count", "at_least": false, "n": 1})
+        );
+        assert_eq!(
+            r("typescript_compile", "no_output").unwrap().unwrap().rule,
+            json!({"rule": "exit_zero", "quiet": true})
+        );
         assert_eq!(r("file_exists", "exists"), Ok(None));
     }
 
     #[test]
     fn contradictions_are_named() {
         let e = r("grep_match", "no_match").unwrap_err();
-        assert_eq!(e, "expected 'no_match' contradicts type 'grep_match' (it passes when the command prints something); fix one of the two");
+        assert_eq!(
+            e,
+            "expected 'no_match' contradicts type 'grep_match' (it passes when the command prints something); fix one of the two"
+        );
         assert!(r("grep_not_match", "count:2").unwrap_err().contains("count:2"));
         assert!(r("file_exists", "contains").unwrap_err().contains("contradicts type 'file_exists'"));
         assert!(r("typescript_compile", "equals:x").is_err());

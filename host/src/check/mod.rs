@@ -135,7 +135,8 @@ impl Checks {
     fn input(&self, assertion: &Assertion, root: &RootDir) -> Result<serde_json::Map<String, Value>, Outcome> {
         let mut object = assertion.object.clone();
         if let Kind::FileExists { path } | Kind::FileContent { path, .. } = &assertion.kind {
-            let relative = root.relative(path).map_err(|outside| Outcome::decided(Status::Fail, outside.to_string()))?;
+            let relative =
+                root.relative(path).map_err(|outside| Outcome::decided(Status::Fail, outside.to_string()))?;
             object.insert("path".into(), Value::String(relative));
         }
         let rule = expect::resolve(&assertion.type_name, assertion.object.get("expected"))
@@ -149,7 +150,10 @@ impl Checks {
 
     fn component_plan(&self, assertion: &Assertion, object: serde_json::Map<String, Value>) -> Plan {
         let Some(registered) = self.by_type.get(&assertion.type_name) else {
-            return Plan::Decided(Outcome::decided(Status::Error, format!("unknown assertion type '{}'", assertion.type_name)));
+            return Plan::Decided(Outcome::decided(
+                Status::Error,
+                format!("unknown assertion type '{}'", assertion.type_name),
+            ));
         };
         let loaded = registered.loaded.get_or_init(|| {
             self.sandbox.load(&registered.name, &registered.wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())

@@ -27,7 +27,10 @@ impl Check for Vandal {
             ("mkdir", fs::create_dir("new-dir").is_ok()),
             ("rmdir", fs::remove_dir("empty-dir").is_ok()),
             ("tcp", std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()),
-            ("udp", std::net::UdpSocket::bind("127.0.0.1:0").and_then(|s| s.send_to(b"x", ("127.0.0.1", port))).is_ok()),
+            (
+                "udp",
+                std::net::UdpSocket::bind("127.0.0.1:0").and_then(|s| s.send_to(b"x", ("127.0.0.1", port))).is_ok(),
+            ),
             ("dns", std::net::ToSocketAddrs::to_socket_addrs(&("localhost", 80)).is_ok()),
             ("env", std::env::vars().next().is_some()),
             ("args", std::env::args().nth(1).is_some()),
