@@ -7,6 +7,9 @@ fn main() {
         "reviewhost-test-balloon",
         "reviewhost-test-fifo-reader",
         "reviewhost-test-vandal",
+        "reviewhost-test-probe",
+        "reviewhost-test-future-validator",
+        "reviewhost-test-rogue-import",
     ]);
     for (package, path) in guests {
         let name = package.trim_start_matches("reviewhost-test-").to_uppercase().replace('-', "_");

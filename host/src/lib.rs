@@ -8,6 +8,7 @@
 //! → [`report`] (what the terminal or a machine reads). [`run`] strings them together.
 
 pub mod assertion;
+pub mod authoring;
 pub mod check;
 pub mod report;
 pub mod run;

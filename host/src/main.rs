@@ -4,7 +4,7 @@
 //! evaluated, 2 the run itself could not be done (bad file, bad flag, unreadable root).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -46,6 +46,43 @@ Examples:
 
 Exit codes: 0 no findings, 1 findings, 2 the file could not be read or is invalid.")]
     Lint(LintArgs),
+    /// Create a custom validator crate that builds to a component.
+    #[command(after_help = "\
+Creates ./NAME/: a crate with a working example validator, a native unit test, fixtures,
+and its own copy of the SDK and WIT files (it needs only Rust and crates.io).
+
+Examples:
+  reviewhost new license-check
+  cd license-check && cargo test && cargo build --release --target wasm32-wasip2")]
+    New {
+        /// The crate name (letters, digits, '-' and '_').
+        name: String,
+    },
+    /// Run a validator component against fixture cases, under the production limits.
+    #[command(after_help = "\
+Each case is a directory under --fixtures with a case.json and the tree to check in root/:
+  {\"config\": {...}, \"expect\": {\"status\": \"pass\"|\"fail\"|\"error\", \"message_contains\": \"...\"}}
+
+Examples:
+  reviewhost test target/wasm32-wasip2/release/license_check.wasm --fixtures fixtures
+
+Exit codes: 0 every case as expected, 1 some not, 2 the component or fixtures are unusable.")]
+    Test(TestArgs),
+}
+
+#[derive(clap::Args)]
+struct TestArgs {
+    /// The validator component (.wasm).
+    component: PathBuf,
+    /// The directory of fixture cases.
+    #[arg(long)]
+    fixtures: PathBuf,
+    /// Time limit per case, e.g. 10s.
+    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
+    timeout: Duration,
+    /// Memory limit per case, e.g. 256MiB.
+    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
+    memory: u64,
 }
 
 #[derive(clap::Args)]
@@ -86,6 +123,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(args),
         Command::Lint(args) => lint(args),
+        Command::New { name } => new(&name),
+        Command::Test(args) => test(args),
     };
     match result {
         Ok(code) => code,
@@ -109,6 +148,34 @@ fn cache() -> Option<Cache> {
 
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn new(name: &str) -> anyhow::Result<ExitCode> {
+    let dir = reviewhost::authoring::scaffold::create(Path::new("."), name)?;
+    println!("Created {}. Next:", dir.display());
+    println!("  cd {name} && cargo test && cargo build --release --target wasm32-wasip2");
+    println!("  reviewhost test target/wasm32-wasip2/release/{}.wasm --fixtures fixtures", name.replace('-', "_"));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
+    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
+    let runner = Runner::new(limits, 1, cache())?;
+    let results = runner.test_fixtures(&args.component, &args.fixtures)?;
+    let mut stdout = std::io::stdout().lock();
+    let mut failed = 0;
+    for case in &results {
+        let ok = case.matches();
+        let _ = writeln!(stdout, "  {} {}", if ok { '✅' } else { '❌' }, case.name);
+        if !ok {
+            failed += 1;
+            let contains = case.expect.message_contains.as_deref().map(|m| format!(", message containing {m:?}"));
+            let _ = writeln!(stdout, "     expected: {}{}", case.expect.status.as_str(), contains.unwrap_or_default());
+            let _ = writeln!(stdout, "     actual:   {}: {}", case.outcome.status.as_str(), case.outcome.message);
+        }
+    }
+    let _ = writeln!(stdout, "\n{} of {} cases as expected", results.len() - failed, results.len());
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn lint(args: LintArgs) -> anyhow::Result<ExitCode> {

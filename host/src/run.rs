@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveError, Status};
-use crate::check::{Checks, Outcome};
+use crate::authoring::fixtures::{self, CaseResult, FixtureError};
+use crate::check::{Checks, Outcome, Site};
 use crate::sandbox::{Cache, Limits, RootDir, Sandbox, SandboxError};
 
 /// What a run is asked to do.
@@ -34,6 +35,10 @@ pub enum RunError {
     Save(#[from] SaveError),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error("{}: {reason}", path.display())]
+    Component { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
 }
 
 /// The results of a run, in file order.
@@ -72,6 +77,17 @@ impl Runner {
         &mut self.checks
     }
 
+    /// Runs the validator at `component` on the fixture cases under `fixtures`.
+    pub fn test_fixtures(&self, component: &Path, fixtures: &Path) -> Result<Vec<CaseResult>, RunError> {
+        let wasm = std::fs::read(component).map_err(|source| RunError::Component {
+            path: component.to_path_buf(),
+            reason: format!("cannot read: {source}"),
+        })?;
+        let name = component.display().to_string();
+        let loaded = self.checks.sandbox().load_validator(&name, &wasm)?;
+        Ok(fixtures::run(self.checks.sandbox(), &loaded, fixtures)?)
+    }
+
     /// Runs every assertion in `options.file`.
     pub fn run(&self, options: &RunOptions) -> Result<RunReport, RunError> {
         let root =
@@ -90,7 +106,8 @@ impl Runner {
             }
             false => None,
         };
-        let outcomes = self.evaluate_all(file.assertions(), &root);
+        let site = Site { root, file_dir: file_dir(&options.file) };
+        let outcomes = self.evaluate_all(file.assertions(), &site);
 
         let passed = outcomes.iter().filter(|o| o.status == Status::Pass).count();
         let confidence = Confidence::new(passed, outcomes.len());
@@ -103,7 +120,7 @@ impl Runner {
         }
         Ok(RunReport {
             file: options.file.clone(),
-            root: root.path().to_path_buf(),
+            root: site.root.path().to_path_buf(),
             results: file.assertions().iter().cloned().zip(outcomes).collect(),
             confidence,
         })
@@ -114,7 +131,8 @@ impl Runner {
     pub fn lint(&self, file: &Path, root: &Path) -> Result<Vec<(String, String)>, RunError> {
         let root = RootDir::new(root).map_err(|source| RunError::Root { root: root.to_path_buf(), source })?;
         let file = assertion::load(file)?;
-        let findings = parallel_map(file.assertions(), self.jobs, |a| self.checks.lint(a, &root));
+        let site = Site { root, file_dir: file_dir(file.path()) };
+        let findings = parallel_map(file.assertions(), self.jobs, |a| self.checks.lint(a, &site));
         Ok(file
             .assertions()
             .iter()
@@ -124,11 +142,8 @@ impl Runner {
     }
 
     /// Evaluates `assertions` on up to `jobs` threads; outcomes in input order.
-    fn evaluate_all(&self, assertions: &[Assertion], root: &RootDir) -> Vec<Outcome> {
-        parallel_map(assertions, self.jobs, |assertion| {
-            let plan = self.checks.plan(assertion, root);
-            self.checks.execute(plan, root)
-        })
+    fn evaluate_all(&self, assertions: &[Assertion], site: &Site) -> Vec<Outcome> {
+        parallel_map(assertions, self.jobs, |assertion| self.checks.execute(self.checks.plan(assertion, site)))
     }
 }
 
@@ -153,6 +168,12 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R 
         .into_iter()
         .map(|slot| slot.into_inner().expect("no panics while held").expect("every index was evaluated"))
         .collect()
+}
+
+/// The directory of `file`, absolute (`.` for a bare file name).
+fn file_dir(file: &Path) -> PathBuf {
+    let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
 /// The default assertions file: `$ASSERTIONS_FILE`, else the seed's location.

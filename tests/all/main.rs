@@ -8,6 +8,7 @@ mod support;
 
 mod commands;
 mod crash_safety;
+mod custom;
 mod escapes;
 mod file_errors;
 mod isolation;

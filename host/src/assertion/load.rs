@@ -159,9 +159,40 @@ fn parse_assertion(index: usize, value: &Value) -> Result<Assertion, FieldError>
         "file_exists" => Kind::FileExists { path: text("path")? },
         "file_content" => Kind::FileContent { path: text("path")?, needle: text("needle")? },
         t if COMMAND_TYPES.contains(&t) => Kind::Command { command: text("command")? },
+        "custom" => custom(object, &at, text("component")?)?,
         _ => Kind::Unknown,
     };
     Ok(Assertion { id, type_name, kind, description, object: object.clone() })
+}
+
+/// The fields of a `custom` assertion beyond `component`.
+fn custom(object: &serde_json::Map<String, Value>, at: &Location, component: String) -> Result<Kind, FieldError> {
+    let sha256 = match object.get("sha256") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(h)) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Some(h.to_ascii_lowercase())
+        }
+        Some(Value::String(_)) => return Err((at.clone(), "sha256", "must be 64 hexadecimal digits".into())),
+        Some(other) => return Err((at.clone(), "sha256", format!("expected a string, found {}", kind(other)))),
+    };
+    let paths = match object.get("paths") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) if !items.is_empty() => Some(
+            items
+                .iter()
+                .map(|p| match p {
+                    Value::String(p) if !p.is_empty() => Ok(p.clone()),
+                    other => Err((at.clone(), "paths", format!("expected non-empty strings, found {}", kind(other)))),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(Value::Array(_)) => {
+            return Err((at.clone(), "paths", "must not be empty (omit it to see the whole root)".into()));
+        }
+        Some(other) => return Err((at.clone(), "paths", format!("expected an array of paths, found {}", kind(other)))),
+    };
+    let config = object.get("config").cloned().unwrap_or(Value::Null);
+    Ok(Kind::Custom { component, sha256, config, paths })
 }
 
 /// A JSON value's kind, for messages.
@@ -227,6 +258,36 @@ mod tests {
         assert_eq!(
             err(r#"{"max_passes": "5", "assertions": []}"#),
             "a.json: top level: field `max_passes`: expected a non-negative integer, found a string"
+        );
+    }
+
+    #[test]
+    fn custom_fields_are_validated() {
+        assert_eq!(
+            err(r#"{"assertions": [{"id": "C", "type": "custom"}]}"#),
+            "a.json: assertion 'C' (assertions[0]): field `component`: missing: type 'custom' needs it"
+        );
+        assert_eq!(
+            err(r#"{"assertions": [{"id": "C", "type": "custom", "component": "c.wasm", "sha256": "abc"}]}"#),
+            "a.json: assertion 'C' (assertions[0]): field `sha256`: must be 64 hexadecimal digits"
+        );
+        assert_eq!(
+            err(r#"{"assertions": [{"id": "C", "type": "custom", "component": "c.wasm", "paths": "src"}]}"#),
+            "a.json: assertion 'C' (assertions[0]): field `paths`: expected an array of paths, found a string"
+        );
+        let file = parse(
+            Path::new("a.json"),
+            br#"{"assertions": [{"id": "C", "type": "custom", "component": "c.wasm", "config": {"n": 1}, "paths": ["src"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            file.assertions()[0].kind,
+            Kind::Custom {
+                component: "c.wasm".into(),
+                sha256: None,
+                config: serde_json::json!({"n": 1}),
+                paths: Some(vec!["src".into()])
+            }
         );
     }
 

@@ -66,6 +66,9 @@ pub enum Kind {
     FileContent { path: String, needle: String },
     /// `grep_match`, `grep_not_match`, `shell_exit_zero`, `typescript_compile`.
     Command { command: String },
+    /// `custom`: the validator component at `component` (pinned by `sha256` when given)
+    /// checks the repository with `config`, seeing only `paths` when given.
+    Custom { component: String, sha256: Option<String>, config: Value, paths: Option<Vec<String>> },
     /// A type reviewhost does not know: the assertion ends as `error`, the rest runs.
     Unknown,
 }
@@ -74,7 +77,7 @@ pub enum Kind {
 pub const COMMAND_TYPES: &[&str] = &["grep_match", "grep_not_match", "shell_exit_zero", "typescript_compile"];
 
 /// The outcome written to `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The assertion holds.

@@ -10,15 +10,17 @@
 //! Components are loaded lazily: a file without file checks never compiles the fs check.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use sha2::Digest;
 
 pub mod expect;
 
 use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
-use crate::sandbox::{CheckComponent, EvalError, Evidence, RootDir, Sandbox, SandboxError, Verdict};
+use crate::sandbox::{CheckComponent, EvalError, Evidence, Input, RootDir, Sandbox, SandboxError, Verdict, View};
 
 /// The built-in check components, compiled by `build.rs` and embedded.
 mod builtin {
@@ -44,7 +46,7 @@ impl Outcome {
 
     /// Turns an evaluation into an outcome, cutting what an untrusted check returned down
     /// to [`MAX_MESSAGE_CHARS`], [`MAX_EVIDENCE`] entries and [`MAX_EVIDENCE_TEXT_CHARS`].
-    fn from_evaluation(result: Result<Verdict, EvalError>, duration: Duration) -> Outcome {
+    pub(crate) fn from_evaluation(result: Result<Verdict, EvalError>, duration: Duration) -> Outcome {
         match result {
             Ok(v) => Outcome {
                 status: if v.passed { Status::Pass } else { Status::Fail },
@@ -84,32 +86,55 @@ fn cut(text: String, max_chars: usize) -> String {
 /// What has to happen to check one assertion.
 #[derive(Debug)]
 pub enum Plan {
-    /// Run `component` on `input`.
-    Evaluate { component: Arc<CheckComponent>, input: String },
+    /// Run `component` on `input`, seeing `view`.
+    Evaluate { component: Arc<CheckComponent>, input: Input, view: View },
     /// Already decided, nothing to run.
     Decided(Outcome),
 }
+
+/// A component loaded on first use (or why it could not be), shared by the threads
+/// that need it.
+type Loaded = OnceLock<Result<Arc<CheckComponent>, String>>;
 
 /// A component known by an assertion type, loaded on first use.
 struct Registered {
     name: String,
     wasm: Arc<[u8]>,
-    loaded: OnceLock<Result<Arc<CheckComponent>, String>>,
+    loaded: Loaded,
 }
 
 /// Which component evaluates which assertion type.
 pub struct Checks {
     sandbox: Arc<Sandbox>,
     by_type: HashMap<String, Arc<Registered>>,
+    /// Custom validators loaded in this run, by the SHA-256 of their bytes: each
+    /// distinct component is compiled (or loaded from the cache) once per run.
+    validators: Mutex<HashMap<String, Arc<Loaded>>>,
+}
+
+/// Largest custom component file read. Real validators are a few MiB.
+pub const MAX_COMPONENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where an assertion is checked: the root, and the directory of its assertions file
+/// (custom components may be named relative to either).
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub root: RootDir,
+    pub file_dir: PathBuf,
 }
 
 impl Checks {
     /// The built-in checks.
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
-        let mut checks = Checks { sandbox, by_type: HashMap::new() };
+        let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
         checks.register(&["file_exists", "file_content"], "fs", builtin::FS);
         checks.register(COMMAND_TYPES, "shell", builtin::SHELL);
         checks
+    }
+
+    /// The sandbox the checks run in.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
     }
 
     /// Makes `wasm` (a component of the `builtin-check` world) evaluate the assertion
@@ -123,9 +148,12 @@ impl Checks {
     }
 
     /// Decides what checking `assertion` takes.
-    pub fn plan(&self, assertion: &Assertion, root: &RootDir) -> Plan {
-        match self.input(assertion, root) {
-            Ok(input) => self.component_plan(assertion, input),
+    pub fn plan(&self, assertion: &Assertion, site: &Site) -> Plan {
+        if let Kind::Custom { component, sha256, config, paths } = &assertion.kind {
+            return self.custom_plan(assertion, site, component, sha256.as_deref(), config, paths.as_deref());
+        }
+        match self.input(assertion, &site.root) {
+            Ok(input) => self.component_plan(assertion, input, &site.root),
             Err(decided) => Plan::Decided(decided),
         }
     }
@@ -148,7 +176,53 @@ impl Checks {
         Ok(object)
     }
 
-    fn component_plan(&self, assertion: &Assertion, object: serde_json::Map<String, Value>) -> Plan {
+    /// A `custom` assertion: find, pin-check and load its component, narrow the view.
+    fn custom_plan(
+        &self,
+        assertion: &Assertion,
+        site: &Site,
+        component: &str,
+        sha256: Option<&str>,
+        config: &Value,
+        paths: Option<&[String]>,
+    ) -> Plan {
+        let error = |message: String| Plan::Decided(Outcome::decided(Status::Error, message));
+        let path = locate(component, site);
+        let wasm = match read_component(&path) {
+            Ok(wasm) => wasm,
+            Err(e) => return error(format!("component {component}: {e}")),
+        };
+        let digest = format!("{:x}", sha2::Sha256::digest(&wasm));
+        if let Some(pinned) = sha256
+            && pinned != digest
+        {
+            return error(format!(
+                "component {component}: sha256 mismatch: the assertion pins {pinned}, the file is {digest}; nothing was compiled"
+            ));
+        }
+        let slot = self.validators.lock().expect("no panics while held").entry(digest).or_default().clone();
+        let loaded = slot.get_or_init(|| {
+            self.sandbox.load_validator(component, &wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
+        });
+        let component = match loaded {
+            Ok(component) => component.clone(),
+            Err(reason) => return error(reason.clone()),
+        };
+        let view = match paths {
+            Some(paths) => match View::narrowed(&site.root, paths) {
+                Ok(view) => view,
+                Err(reason) => return error(reason),
+            },
+            None => View::whole(&site.root),
+        };
+        Plan::Evaluate {
+            component,
+            input: Input::Validate { id: assertion.id.clone(), config: config.to_string() },
+            view,
+        }
+    }
+
+    fn component_plan(&self, assertion: &Assertion, object: serde_json::Map<String, Value>, root: &RootDir) -> Plan {
         let Some(registered) = self.by_type.get(&assertion.type_name) else {
             return Plan::Decided(Outcome::decided(
                 Status::Error,
@@ -159,7 +233,11 @@ impl Checks {
             self.sandbox.load(&registered.name, &registered.wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
         });
         match loaded {
-            Ok(component) => Plan::Evaluate { component: component.clone(), input: Value::Object(object).to_string() },
+            Ok(component) => Plan::Evaluate {
+                component: component.clone(),
+                input: Input::Assertion(Value::Object(object).to_string()),
+                view: View::whole(root),
+            },
             Err(reason) => Plan::Decided(Outcome::decided(Status::Error, reason.clone())),
         }
     }
@@ -167,7 +245,14 @@ impl Checks {
     /// Findings about `assertion` that make it vacuous, impossible or contradictory,
     /// without running it: the type and `expected` are checked here, the command by the
     /// shell check in its lint mode (the command is untrusted and parsed in the sandbox).
-    pub fn lint(&self, assertion: &Assertion, root: &RootDir) -> Vec<String> {
+    pub fn lint(&self, assertion: &Assertion, site: &Site) -> Vec<String> {
+        let root = &site.root;
+        if let Kind::Custom { .. } = assertion.kind {
+            return match self.plan(assertion, site) {
+                Plan::Decided(Outcome { status: Status::Error, message, .. }) => vec![message],
+                _ => Vec::new(),
+            };
+        }
         let mut object = match self.input(assertion, root) {
             Ok(object) => object,
             Err(decided) if decided.status == Status::Error => return vec![decided.message],
@@ -180,21 +265,61 @@ impl Checks {
             };
         }
         object.insert("reviewhost_mode".into(), Value::String("lint".into()));
-        match self.execute(self.component_plan(assertion, object), root) {
+        match self.execute(self.component_plan(assertion, object, root)) {
             Outcome { status: Status::Error, message, .. } => vec![message],
             outcome => outcome.evidence.into_iter().map(|e| e.text).collect(),
         }
     }
 
     /// Carries out a plan.
-    pub fn execute(&self, plan: Plan, root: &RootDir) -> Outcome {
+    pub fn execute(&self, plan: Plan) -> Outcome {
         match plan {
             Plan::Decided(outcome) => outcome,
-            Plan::Evaluate { component, input } => {
+            Plan::Evaluate { component, input, view } => {
                 let started = Instant::now();
-                let result = self.sandbox.evaluate(&component, root, &input);
+                let result = self.sandbox.evaluate(&component, &view, input);
                 Outcome::from_evaluation(result, started.elapsed())
             }
         }
+    }
+}
+
+/// A component path: absolute, else relative to the root if it exists there, else
+/// relative to the assertions file's directory.
+fn locate(component: &str, site: &Site) -> PathBuf {
+    let path = Path::new(component);
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let in_root = site.root.path().join(path);
+    if in_root.exists() { in_root } else { site.file_dir.join(path) }
+}
+
+/// The bytes of a component file: a regular file of at most [`MAX_COMPONENT_BYTES`].
+fn read_component(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    if meta.len() > MAX_COMPONENT_BYTES {
+        return Err(format!("{} is larger than {} bytes", path.display(), MAX_COMPONENT_BYTES));
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untrusted_verdicts_are_cut_to_size() {
+        let evidence = Evidence { path: "p".repeat(1000), line: Some(1), text: "t".repeat(1000) };
+        let verdict = Verdict { passed: false, message: "m".repeat(100_000), evidence: vec![evidence; 10_000] };
+        let outcome = Outcome::from_evaluation(Ok(verdict), Duration::ZERO);
+        assert_eq!(outcome.status, Status::Fail);
+        assert_eq!(outcome.message.chars().count(), MAX_MESSAGE_CHARS);
+        assert_eq!(outcome.evidence.len(), MAX_EVIDENCE);
+        assert_eq!(outcome.evidence[0].path.len(), MAX_EVIDENCE_TEXT_CHARS);
+        assert_eq!(outcome.evidence[0].text.len(), MAX_EVIDENCE_TEXT_CHARS);
     }
 }

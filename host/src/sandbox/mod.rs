@@ -41,13 +41,24 @@ pub use root::{OutsideRoot, RootDir};
 use limits::{LimitHit, Limiter, MAX_RANDOM_BYTES, MAX_RESOURCES};
 
 mod bindings {
-    wasmtime::component::bindgen!({
-        path: "../wit",
-        world: "builtin-check",
-    });
+    pub mod builtin {
+        wasmtime::component::bindgen!({ path: "../wit", world: "builtin-check" });
+    }
+    pub mod validator {
+        wasmtime::component::bindgen!({ path: "../wit", world: "custom-validator" });
+    }
 }
 
-use bindings::BuiltinCheckPre;
+use bindings::builtin::BuiltinCheckPre;
+use bindings::validator::CustomValidatorPre as ValidatorPre;
+
+/// The interface a custom validator must export, with the version of `wit/` this host
+/// was built against. Components built against a semver-compatible version link too.
+pub const VALIDATOR_INTERFACE: &str = "reviewhost:check/validator@0.1.0";
+
+/// Longest a component may take to compile (Cranelift), so a hostile component cannot
+/// hold the run in the compiler. Honest components compile in about a second.
+pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How often the epoch advances. The deadline is checked at this granularity; a
 /// shorter tick costs more (wasmtime-notes: ~8% at 10 ms).
@@ -121,7 +132,57 @@ pub enum SandboxError {
 #[derive(Clone)]
 pub struct CheckComponent {
     name: Arc<str>,
-    pre: BuiltinCheckPre<HostState>,
+    entry: Entry,
+}
+
+/// Which WIT world a component implements.
+#[derive(Clone)]
+enum Entry {
+    Builtin(BuiltinCheckPre<HostState>),
+    Validator(ValidatorPre<HostState>),
+}
+
+/// What a component is asked.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A built-in check gets the assertion object as JSON text.
+    Assertion(String),
+    /// A validator gets the assertion id and its `config` as JSON text.
+    Validate { id: String, config: String },
+}
+
+/// The part of the root a check sees: all of it at `/`, or only some subdirectories
+/// (a `custom` assertion's `paths`), each at `/<path>`.
+#[derive(Debug, Clone)]
+pub struct View {
+    root: RootDir,
+    /// (host directory, guest path) pairs; empty means the whole root at `/`.
+    mounts: Vec<(std::path::PathBuf, String)>,
+}
+
+impl View {
+    /// The whole root, at `/`.
+    pub fn whole(root: &RootDir) -> View {
+        View { root: root.clone(), mounts: Vec::new() }
+    }
+
+    /// Only `paths` (root-relative directories), each at `/<path>`. Each must resolve,
+    /// symlinks included, to a directory inside the root: the host opens it.
+    pub fn narrowed(root: &RootDir, paths: &[String]) -> Result<View, String> {
+        let mut mounts = Vec::new();
+        for path in paths {
+            let relative = root.relative(path).map_err(|e| format!("`paths`: {e}"))?;
+            let real = root.path().join(&relative).canonicalize().map_err(|e| format!("`paths`: {path}: {e}"))?;
+            if !real.starts_with(root.path()) {
+                return Err(format!("`paths`: {path} leads outside the sandbox root"));
+            }
+            if !real.is_dir() {
+                return Err(format!("`paths`: {path} is not a directory"));
+            }
+            mounts.push((real, format!("/{relative}")));
+        }
+        Ok(View { root: root.clone(), mounts })
+    }
 }
 
 impl CheckComponent {
@@ -175,26 +236,79 @@ impl Sandbox {
         self.limits
     }
 
-    /// Compiles (or loads from the cache) and pre-links a component. `name` is for messages.
+    /// Compiles (or loads from the cache) and pre-links a built-in check component.
+    /// `name` is for messages.
     pub fn load(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
-        let component_error =
-            |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
-        let component = match &self.cache {
-            Some(cache) => cache.component(&self.engine, wasm),
-            None => Component::new(&self.engine, wasm),
-        }
-        .map_err(component_error)?;
-        let pre = self.linker.instantiate_pre(&component).map_err(component_error)?;
-        let pre = BuiltinCheckPre::new(pre).map_err(component_error)?;
-        Ok(CheckComponent { name: name.into(), pre })
+        let refused = |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
+        let component = self.compile(name, wasm)?;
+        let pre = self.linker.instantiate_pre(&component).map_err(refused)?;
+        let pre = BuiltinCheckPre::new(pre).map_err(refused)?;
+        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre) })
     }
 
-    /// Evaluates `input` (an assertion object as JSON) with `component`, over `root`.
-    pub fn evaluate(&self, component: &CheckComponent, root: &RootDir, input: &str) -> Result<Verdict, EvalError> {
+    /// Compiles and pre-links a custom validator: it must export [`VALIDATOR_INTERFACE`]
+    /// (a semver-compatible version) and import nothing the sandbox does not provide.
+    pub fn load_validator(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
+        let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
+        let component = self.compile(name, wasm)?;
+        let exports: Vec<String> =
+            component.component_type().exports(&self.engine).map(|(export, _)| export.to_string()).collect();
+        let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
+        match exports.iter().find_map(|e| e.strip_prefix(interface)?.strip_prefix('@')) {
+            Some(version) if semver_compatible(version, expected) => {}
+            Some(version) => {
+                return Err(refused(format!(
+                    "it was built against {interface}@{version}, but this reviewhost expects {VALIDATOR_INTERFACE} \
+                     (rebuild it with the matching reviewhost-guest SDK)"
+                )));
+            }
+            None => {
+                let exports = if exports.is_empty() { "none".to_string() } else { exports.join(", ") };
+                return Err(refused(format!(
+                    "it does not export {VALIDATOR_INTERFACE} (it exports: {exports}); \
+                     build it with reviewhost_guest::export_validator!"
+                )));
+            }
+        }
+        let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
+        let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
+        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre) })
+    }
+
+    /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].
+    fn compile(&self, name: &str, wasm: &[u8]) -> Result<Component, SandboxError> {
+        let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
+        if !wasm.starts_with(b"\0asm") {
+            return Err(refused("not a WebAssembly file".into()));
+        }
+        // The layer field: 1 for a component, 0 for a core module (which is not a check).
+        if wasm.get(6..8) == Some(&[0, 0]) {
+            return Err(refused("a core WebAssembly module, not a component (build it for wasm32-wasip2)".into()));
+        }
         let (tx, rx) = mpsc::sync_channel(1);
-        let (pre, root, input, limits) = (component.pre.clone(), root.clone(), input.to_string(), self.limits);
+        let (engine, cache, wasm) = (self.engine.clone(), self.cache.clone(), wasm.to_vec());
+        thread::Builder::new()
+            .name(format!("compile {name}"))
+            .spawn(move || {
+                let compiled = match &cache {
+                    Some(cache) => cache.component(&engine, &wasm),
+                    None => Component::new(&engine, &wasm),
+                };
+                let _ = tx.send(compiled.map_err(|e| format!("{e:#}")));
+            })
+            .map_err(|e| refused(format!("cannot start the compiler thread: {e}")))?;
+        match rx.recv_timeout(COMPILE_TIMEOUT) {
+            Ok(result) => result.map_err(|e| refused(format!("not a valid component: {e}"))),
+            Err(_) => Err(refused(format!("compiling it took longer than {}", Seconds(COMPILE_TIMEOUT)))),
+        }
+    }
+
+    /// Evaluates `input` with `component`, seeing `view`.
+    pub fn evaluate(&self, component: &CheckComponent, view: &View, input: Input) -> Result<Verdict, EvalError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let (entry, view, limits) = (component.entry.clone(), view.clone(), self.limits);
         let spawned = thread::Builder::new().name(format!("check {}", component.name)).spawn(move || {
-            let _ = tx.send(evaluate_in_store(&pre, &root, &input, limits));
+            let _ = tx.send(evaluate_in_store(&entry, &view, &input, limits));
         });
         if let Err(e) = spawned {
             return Err(EvalError::Instantiate(format!("cannot start a thread: {e}")));
@@ -207,12 +321,7 @@ impl Sandbox {
 }
 
 /// One evaluation, start to finish, in a fresh store.
-fn evaluate_in_store(
-    pre: &BuiltinCheckPre<HostState>,
-    root: &RootDir,
-    input: &str,
-    limits: Limits,
-) -> Result<Verdict, EvalError> {
+fn evaluate_in_store(entry: &Entry, view: &View, input: &Input, limits: Limits) -> Result<Verdict, EvalError> {
     let stdout = MemoryOutputPipe::new(limits.output);
     let stderr = MemoryOutputPipe::new(limits.output);
     let mut wasi = WasiCtxBuilder::new();
@@ -225,32 +334,66 @@ fn evaluate_in_store(
         .allow_udp(false)
         .allow_ip_name_lookup(false)
         .max_random_size(MAX_RANDOM_BYTES);
-    wasi.preopened_dir(root.path(), "/", FsPerms::ReadOnly)
-        .map_err(|e| EvalError::Instantiate(format!("cannot open the root {}: {e:#}", root.path().display())))?;
+    let whole = [(view.root.path().to_path_buf(), "/".to_string())];
+    let mounts = if view.mounts.is_empty() { &whole[..] } else { &view.mounts[..] };
+    for (host, guest) in mounts {
+        wasi.preopened_dir(host, guest, FsPerms::ReadOnly)
+            .map_err(|e| EvalError::Instantiate(format!("cannot open {}: {e:#}", host.display())))?;
+    }
     let mut table = ResourceTable::new();
     table.set_max_capacity(MAX_RESOURCES);
     let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory) };
 
-    let mut store = Store::new(pre.engine(), state);
+    let engine = match entry {
+        Entry::Builtin(pre) => pre.engine(),
+        Entry::Validator(pre) => pre.engine(),
+    };
+    let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.limiter);
     let ticks = limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()).max(1);
     store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
     store.epoch_deadline_trap();
 
-    let result =
-        pre.instantiate(&mut store).and_then(|check| check.reviewhost_check_check().call_evaluate(&mut store, input));
+    // The two worlds generate distinct but identical verdict types.
+    macro_rules! verdict {
+        ($v:expr) => {{
+            let v = $v;
+            Verdict {
+                passed: v.passed,
+                message: v.message,
+                evidence: v
+                    .evidence
+                    .into_iter()
+                    .map(|e| Evidence { path: e.path, line: e.line, text: e.text })
+                    .collect(),
+            }
+        }};
+    }
+    let result = match (entry, input) {
+        (Entry::Builtin(pre), Input::Assertion(json)) => pre
+            .instantiate(&mut store)
+            .and_then(|check| check.reviewhost_check_check().call_evaluate(&mut store, json))
+            .map(|r| r.map(|v| verdict!(v))),
+        (Entry::Validator(pre), Input::Validate { id, config }) => pre
+            .instantiate(&mut store)
+            .and_then(|check| check.reviewhost_check_validator().call_validate(&mut store, id, config))
+            .map(|r| r.map(|v| verdict!(v))),
+        _ => return Err(EvalError::Instantiate("the input does not fit the component's world".into())),
+    };
     match result {
-        Ok(Ok(verdict)) => Ok(Verdict {
-            passed: verdict.passed,
-            message: verdict.message,
-            evidence: verdict
-                .evidence
-                .into_iter()
-                .map(|e| Evidence { path: e.path, line: e.line, text: e.text })
-                .collect(),
-        }),
+        Ok(Ok(verdict)) => Ok(verdict),
         Ok(Err(reason)) => Err(EvalError::Refused(reason)),
         Err(error) => Err(classify(&error, store.data().limiter.hit, &[&stdout, &stderr], limits)),
+    }
+}
+
+/// `version` can stand in for `expected` under semver (0.x: same minor; else same major).
+fn semver_compatible(version: &str, expected: &str) -> bool {
+    let parts = |v: &str| v.split('.').map(|p| p.parse::<u64>().unwrap_or(u64::MAX)).collect::<Vec<_>>();
+    let (v, e) = (parts(version), parts(expected));
+    match (v.first(), e.first()) {
+        (Some(0), Some(0)) => v.get(1) == e.get(1),
+        (major, expected_major) => major == expected_major,
     }
 }
 

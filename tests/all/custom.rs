@@ -1,0 +1,205 @@
+//! `custom` assertions: validator components named by the assertions file, pinned by
+//! sha256, narrowed by `paths`; every way a component can be unusable ends that one
+//! assertion as `error` with a precise message while the rest of the file runs.
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+fn sha256_hex(path: &str) -> String {
+    sha256(std::path::Path::new(path))
+}
+
+fn custom(id: &str, component: &str, config: Value) -> Value {
+    json!({"id": id, "type": "custom", "description": id, "component": component, "config": config})
+}
+
+/// (status, failure_output or message) per assertion, via the JSON report.
+fn results(file: &std::path::Path, root: &std::path::Path) -> Vec<(String, String, String)> {
+    let out = run(file, root, &["--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().into(),
+                r["status"].as_str().unwrap().into(),
+                r["message"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn unusable_components_are_errors_and_the_rest_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("notes.txt"), "text, not wasm").unwrap();
+    std::fs::write(root.join("core.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let probe = reviewhost_tests::PROBE;
+    let mut pinned_wrong = custom("C-sha", probe, json!({"pass": true}));
+    pinned_wrong["sha256"] = json!("0".repeat(64));
+    let mut pinned_right = custom("C-pinned", probe, json!({"pass": true}));
+    pinned_right["sha256"] = json!(sha256_hex(probe));
+    let file = assertions_file(
+        root,
+        json!([
+            pinned_wrong,
+            custom("C-missing", "no/such.wasm", json!({})),
+            custom("C-text", "notes.txt", json!({})),
+            custom("C-core", "core.wasm", json!({})),
+            custom("C-future", reviewhost_tests::FUTURE_VALIDATOR, json!({})),
+            custom("C-rogue", reviewhost_tests::ROGUE_IMPORT, json!({})),
+            custom("C-builtin-world", reviewhost_tests::SPIN, json!({})),
+            pinned_right,
+            {"id": "F-1", "type": "file_exists", "path": "notes.txt"}
+        ]),
+    );
+    let results = results(&file, root);
+    let get = |id: &str| results.iter().find(|r| r.0 == id).unwrap().clone();
+    for (id, needle) in [
+        ("C-sha", "sha256 mismatch: the assertion pins 0000"),
+        ("C-missing", "component no/such.wasm: cannot read"),
+        ("C-text", "not a WebAssembly file"),
+        ("C-core", "a core WebAssembly module, not a component"),
+        (
+            "C-future",
+            "built against reviewhost:check/validator@9.0.0, but this reviewhost expects reviewhost:check/validator@0.1.0",
+        ),
+        ("C-rogue", "reviewhost:check/exfiltrate"),
+        ("C-builtin-world", "does not export reviewhost:check/validator@0.1.0"),
+    ] {
+        let (_, status, message) = get(id);
+        assert_eq!(status, "error", "{id}: {message}");
+        assert!(message.contains(needle), "{id}: expected {needle:?} in {message:?}");
+    }
+    let (_, status, message) = get("C-pinned");
+    assert_eq!(status, "pass", "{message}");
+    assert!(message.starts_with("id C-pinned"), "{message}");
+    assert_eq!(get("F-1").1, "pass");
+}
+
+#[test]
+fn paths_narrow_what_a_validator_can_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [("src/lib.rs", "fn f() {}"), ("secrets/key", "SECRET"), ("README.md", "# r")] {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let config = json!({"list": [".", "src", "secrets"], "read": ["src/lib.rs", "secrets/key", "README.md", "src/../secrets/key"], "pass": true});
+    let mut narrowed = custom("N-1", reviewhost_tests::PROBE, config.clone());
+    narrowed["paths"] = json!(["src"]);
+    let mut outside = custom("N-2", reviewhost_tests::PROBE, config.clone());
+    outside["paths"] = json!(["../"]);
+    let file = assertions_file(root, json!([narrowed, custom("N-3", reviewhost_tests::PROBE, config), outside]));
+    let results = results(&file, root);
+    let narrowed = &results[0].2;
+    assert!(narrowed.contains("list src: lib.rs"), "{narrowed}");
+    assert!(narrowed.contains("read src/lib.rs: 9 bytes"), "{narrowed}");
+    for line in [
+        "list .: error",
+        "list secrets: error",
+        "read secrets/key: error",
+        "read README.md: error",
+        "read src/../secrets/key: error",
+    ] {
+        assert!(narrowed.contains(line), "{line} in {narrowed}");
+    }
+    let whole = &results[1].2;
+    assert!(whole.contains("read secrets/key: 6 bytes"), "without paths the whole root is visible: {whole}");
+    assert_eq!(results[2].1, "error");
+    assert!(results[2].2.contains("Outside the sandbox root: ../"), "{}", results[2].2);
+}
+
+#[test]
+fn a_tampered_cache_entry_is_recompiled_not_executed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let file = assertions_file(dir.path(), json!([custom("T-1", reviewhost_tests::PROBE, json!({"pass": true}))]));
+    let run_with_cache = || {
+        reviewhost()
+            .env("REVIEWHOST_CACHE_DIR", &cache)
+            .arg("run")
+            .arg(&file)
+            .arg("--root")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run_with_cache().status.code(), Some(0));
+    let entries: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+        .collect();
+    assert!(!entries.is_empty());
+    let mut tampered = Vec::new();
+    for entry in &entries {
+        let mut bytes = std::fs::read(entry).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(entry, &bytes).unwrap();
+        tampered.push(bytes);
+    }
+    let out = run_with_cache();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for (entry, tampered) in entries.iter().zip(tampered) {
+        assert_ne!(std::fs::read(entry).unwrap(), tampered, "{} was not rewritten", entry.display());
+    }
+}
+
+/// Exactly what a new check author does: scaffold, test natively, build the component,
+/// test it on its fixtures, reference it from an assertions file.
+#[test]
+fn a_scaffolded_validator_builds_tests_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = reviewhost().arg("new").arg("license-check").current_dir(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let crate_dir = dir.path().join("license-check");
+    // A shared target directory keeps repeated test runs fast; the crate is its own workspace.
+    let target = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("scaffold-target");
+    let cargo = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO"))
+            .args(args)
+            .current_dir(&crate_dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "cargo {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    cargo(&["test"]);
+    cargo(&["build", "--release", "--target", "wasm32-wasip2"]);
+    let wasm = target.join("wasm32-wasip2/release/license_check.wasm");
+
+    let out = reviewhost().arg("test").arg(&wasm).arg("--fixtures").arg(crate_dir.join("fixtures")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("2 of 2 cases as expected"), "{}", stdout(&out));
+
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/main.rs"), "// SPDX-License-Identifier: MIT\nfn main() {}\n").unwrap();
+    std::fs::write(repo.join("src/util.rs"), "fn util() {}\n").unwrap();
+    let mut assertion =
+        custom("LIC-1", wasm.to_str().unwrap(), json!({"files": ["src/**/*.rs"], "text": "SPDX-License-Identifier"}));
+    assertion["sha256"] = json!(sha256(&wasm));
+    let file = assertions_file(&repo, json!([assertion]));
+    let out = run(&file, &repo, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let a = &read_assertions(&file)[0];
+    assert_eq!(a["status"], "fail");
+    assert!(a["failure_output"].as_str().unwrap().contains("1 of 2 files lack"), "{a}");
+
+    // A fixture whose expectation is wrong is reported with a diff and exit 1.
+    let case = crate_dir.join("fixtures/one-missing/case.json");
+    std::fs::write(&case, std::fs::read_to_string(&case).unwrap().replace("\"fail\"", "\"pass\"")).unwrap();
+    let out = reviewhost().arg("test").arg(&wasm).arg("--fixtures").arg(crate_dir.join("fixtures")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("❌ one-missing\n     expected: pass"), "{}", stdout(&out));
+}
