@@ -169,3 +169,15 @@ fn json_format_reports_status_message_evidence_and_duration() {
     assert!(r["duration_ms"].as_f64().unwrap() > 0.0);
     assert_eq!(report["confidence"], json!({"passed": 1, "total": 1, "score": 1.0}));
 }
+
+/// The README's first command: the bundled example passes, and the file is not touched.
+#[test]
+fn the_bundled_basic_example_passes() {
+    let example = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/basic"));
+    let file = example.join("assertions.json");
+    let before = sha256(&file);
+    let out = run(&file, example, &["--no-write"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).ends_with("Confidence: 100% (6/6 assertions passing)\n"), "{}", stdout(&out));
+    assert_eq!(sha256(&file), before);
+}

@@ -23,7 +23,8 @@ const SDK_LIB: &str = include_str!("../../../guest-sdk/src/lib.rs");
 const SDK_ROOT: &str = include_str!("../../../guest-sdk/src/root.rs");
 
 /// The SDK's manifest in the new crate: the same dependencies as guest-sdk/Cargo.toml,
-/// without the workspace inheritance.
+/// without the workspace inheritance, pinned to the versions reviewhost is built and
+/// tested with (the new crate has no lock file of ours).
 const SDK_MANIFEST: &str = r#"[package]
 name = "reviewhost-guest"
 description = "The reviewhost check SDK (a copy written by `reviewhost new`)"
@@ -38,12 +39,12 @@ helpers = ["dep:ignore", "dep:globset", "dep:regex"]
 [dependencies]
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
-ignore = { version = "0.4.34", optional = true }
-globset = { version = "0.4.21", optional = true }
-regex = { version = "1.13", optional = true }
+ignore = { version = "=0.4.34", optional = true }
+globset = { version = "=0.4.21", optional = true }
+regex = { version = "=1.13.1", optional = true }
 
 [target.'cfg(target_arch = "wasm32")'.dependencies]
-wit-bindgen = { version = "0.63.0", default-features = false, features = ["macros", "realloc"] }
+wit-bindgen = { version = "=0.63.0", default-features = false, features = ["macros", "realloc"] }
 
 [dev-dependencies]
 tempfile = "3"
