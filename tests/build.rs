@@ -1,5 +1,6 @@
-//! Compiles the hostile test components and exposes their paths to the tests as
-//! `TEST_COMPONENT_<NAME>` (see `src/lib.rs`).
+//! Compiles the hostile test components and the example validators of
+//! `checks/examples/` and exposes their paths to the tests as `TEST_COMPONENT_<NAME>`
+//! (`TEST_COMPONENT_EXAMPLE_<NAME>` for the examples; see `src/lib.rs`).
 
 fn main() {
     let guests = reviewhost_guest_build::build_guests(&[
@@ -10,9 +11,17 @@ fn main() {
         "reviewhost-test-probe",
         "reviewhost-test-future-validator",
         "reviewhost-test-rogue-import",
+        "reviewhost-example-license-header",
+        "reviewhost-example-json-schema",
+        "reviewhost-example-max-function-lines",
     ]);
     for (package, path) in guests {
-        let name = package.trim_start_matches("reviewhost-test-").to_uppercase().replace('-', "_");
+        let name = match package.strip_prefix("reviewhost-example-") {
+            Some(example) => format!("example-{example}"),
+            None => package.trim_start_matches("reviewhost-test-").to_string(),
+        }
+        .to_uppercase()
+        .replace('-', "_");
         println!("cargo:rustc-env=TEST_COMPONENT_{name}={}", path.display());
     }
 }

@@ -60,13 +60,43 @@ impl Root {
         String::from_utf8(bytes).map_err(|_| format!("{relative}: not UTF-8 text"))
     }
 
-    /// The regular files under `under` (root-relative, `.` for everything), sorted by
-    /// path. With `gitignore`, `.gitignore`/`.ignore` files and hidden entries are
-    /// honoured as ripgrep does; without, every file is listed. Symlinks are not
+    /// The root-relative directories this check can see: `["."]` for the whole root, or
+    /// the directories an assertion's `paths` narrowed the view to (then `/` itself
+    /// cannot be listed).
+    pub fn visible(&self) -> Vec<String> {
+        #[cfg(target_arch = "wasm32")]
+        if self.dir == std::path::Path::new("/") {
+            let mut dirs: Vec<String> = wasip2::filesystem::preopens::get_directories()
+                .into_iter()
+                .map(|(_, name)| name.trim_matches('/').to_string())
+                .collect();
+            if dirs.iter().any(String::is_empty) || dirs.is_empty() {
+                return vec![".".into()];
+            }
+            dirs.sort();
+            return dirs;
+        }
+        vec![".".into()]
+    }
+
+    /// The regular files under `under` (root-relative, `.` for everything visible),
+    /// sorted by path. With `gitignore`, `.gitignore`/`.ignore` files and hidden entries
+    /// are honoured as ripgrep does; without, every file is listed. Symlinks are not
     /// followed.
     pub fn files(&self, under: &str, gitignore: bool) -> Vec<String> {
+        let starts = match under.trim_start_matches('/') {
+            "" | "." => self.visible(),
+            dir => vec![dir.to_string()],
+        };
+        let mut files: Vec<String> = starts.iter().flat_map(|start| self.walk(start, gitignore)).collect();
+        files.sort();
+        files.dedup();
+        files
+    }
+
+    fn walk(&self, under: &str, gitignore: bool) -> Vec<String> {
         let start = self.path(under);
-        let mut files: Vec<String> = ignore::WalkBuilder::new(&start)
+        ignore::WalkBuilder::new(&start)
             .standard_filters(gitignore)
             .require_git(false)
             .follow_links(false)
@@ -77,9 +107,7 @@ impl Root {
                 let relative = entry.path().strip_prefix(&self.dir).ok()?;
                 Some(relative.to_string_lossy().replace('\\', "/"))
             })
-            .collect();
-        files.sort();
-        files
+            .collect()
     }
 
     /// The files under `under` whose root-relative path matches any of `globs`

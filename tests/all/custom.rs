@@ -110,7 +110,9 @@ fn paths_narrow_what_a_validator_can_see() {
     ] {
         assert!(narrowed.contains(line), "{line} in {narrowed}");
     }
+    assert!(narrowed.contains("\nfiles: src/lib.rs\n") || narrowed.ends_with("\nfiles: src/lib.rs"), "{narrowed}");
     let whole = &results[1].2;
+    assert!(whole.contains("secrets/key") && whole.contains("src/lib.rs"), "{whole}");
     assert!(whole.contains("read secrets/key: 6 bytes"), "without paths the whole root is visible: {whole}");
     assert_eq!(results[2].1, "error");
     assert!(results[2].2.contains("Outside the sandbox root: ../"), "{}", results[2].2);

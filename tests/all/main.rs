@@ -10,6 +10,7 @@ mod commands;
 mod crash_safety;
 mod custom;
 mod escapes;
+mod examples;
 mod file_errors;
 mod isolation;
 mod limits;

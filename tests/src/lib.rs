@@ -1,5 +1,5 @@
-//! Shared pieces of the integration tests: the hostile test components built by
-//! `build.rs`. The tests themselves are in `all/`.
+//! Shared pieces of the integration tests: the hostile test components and the example
+//! validators built by `build.rs`. The tests themselves are in `all/`.
 
 /// Loops forever.
 pub const SPIN: &str = env!("TEST_COMPONENT_SPIN");
@@ -15,3 +15,9 @@ pub const PROBE: &str = env!("TEST_COMPONENT_PROBE");
 pub const FUTURE_VALIDATOR: &str = env!("TEST_COMPONENT_FUTURE_VALIDATOR");
 /// A validator that imports an interface no host provides.
 pub const ROGUE_IMPORT: &str = env!("TEST_COMPONENT_ROGUE_IMPORT");
+/// Example: every matching file starts with a license header (`checks/examples/license-header`).
+pub const EXAMPLE_LICENSE_HEADER: &str = env!("TEST_COMPONENT_EXAMPLE_LICENSE_HEADER");
+/// Example: a JSON file conforms to a JSON Schema (`checks/examples/json-schema`).
+pub const EXAMPLE_JSON_SCHEMA: &str = env!("TEST_COMPONENT_EXAMPLE_JSON_SCHEMA");
+/// Example: no Rust function is longer than `max` lines (`checks/examples/max-function-lines`).
+pub const EXAMPLE_MAX_FUNCTION_LINES: &str = env!("TEST_COMPONENT_EXAMPLE_MAX_FUNCTION_LINES");

@@ -34,7 +34,7 @@ publish = false
 
 [features]
 default = ["helpers"]
-helpers = ["dep:ignore", "dep:globset", "dep:regex"]
+helpers = ["dep:ignore", "dep:globset", "dep:regex", "dep:wasip2"]
 
 [dependencies]
 serde = { version = "1", features = ["derive"] }
@@ -45,6 +45,7 @@ regex = { version = "=1.13.1", optional = true }
 
 [target.'cfg(target_arch = "wasm32")'.dependencies]
 wit-bindgen = { version = "=0.63.0", default-features = false, features = ["macros", "realloc"] }
+wasip2 = { version = "=1.0.4", optional = true }
 
 [dev-dependencies]
 tempfile = "3"

@@ -1,5 +1,6 @@
 //! Test validator: for each directory in `config.list` and file in `config.read`, reports
-//! what it could see, as `list <dir>: a,b` / `read <file>: N bytes` or `...: error`.
+//! what it could see, as `list <dir>: a,b` / `read <file>: N bytes` or `...: error`, and
+//! every file the SDK's walk finds (`files: a,b`).
 //! Passes when `config.pass` is true; used for `paths` narrowing and cache tests.
 use reviewhost_guest::{Root, Validator, Verdict};
 use serde::Deserialize;
@@ -40,6 +41,7 @@ impl Validator for Probe {
             };
             lines.push(format!("read {file}: {seen}"));
         }
+        lines.push(format!("files: {}", root.files(".", false).join(",")));
         let verdict = if config.pass { Verdict::pass(lines.join("\n")) } else { Verdict::fail(lines.join("\n")) };
         Ok(verdict.with_evidence("probe", Some(1), "probed"))
     }
