@@ -5,7 +5,6 @@
 //! Left out: environment-driven behaviour (`POSIXLY_CORRECT` stopping option parsing at the
 //! first operand), since the sandbox has no environment to speak of.
 
-use std::io;
 use std::path::Path;
 
 use reviewhost_tool::{Ctx, Io};
@@ -106,22 +105,7 @@ pub(crate) fn parse_opts(tool: &str, args: &[String], spec: &OptSpec) -> Result<
     Ok(Parsed { opts, operands })
 }
 
-/// The message GNU tools print for an I/O error (strerror without Rust's `(os error N)`).
-pub(crate) fn io_msg(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "No such file or directory".into(),
-        io::ErrorKind::PermissionDenied => "Permission denied".into(),
-        io::ErrorKind::IsADirectory => "Is a directory".into(),
-        io::ErrorKind::NotADirectory => "Not a directory".into(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(p) => s[..p].to_string(),
-                None => s,
-            }
-        }
-    }
-}
+pub(crate) use reviewhost_tool::io_message as io_msg;
 
 /// Why a path that exists must not be opened: GNU's strerror-like wording for the special
 /// file types, since opening a FIFO or a device would block or misbehave in the sandbox.

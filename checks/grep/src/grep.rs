@@ -15,7 +15,7 @@ use crate::search::{self, LineOpts, Matcher, Shared};
 use crate::translate::{self, Syntax};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
 use std::fs;
-use std::io;
+
 use std::path::{Path, PathBuf};
 
 /// The name printed for standard input.
@@ -521,22 +521,7 @@ fn glob_matches(glob: &str, name: &str, suffixes: bool) -> bool {
             .any(|(i, &b)| b == b'/' && n.get(i + 1).is_some_and(|&x| x != b'/') && fnmatch(g, &n[i + 1..]))
 }
 
-/// An `io::Error` in the words of the C library (`No such file or directory`).
-pub fn io_message(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "No such file or directory".into(),
-        io::ErrorKind::PermissionDenied => "Permission denied".into(),
-        io::ErrorKind::IsADirectory => "Is a directory".into(),
-        io::ErrorKind::NotADirectory => "Not a directory".into(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
-            }
-        }
-    }
-}
+pub use reviewhost_tool::io_message;
 
 /// Builds the `regex` crate pattern for the pattern list, or GNU's error message.
 /// Returns `None` for an empty pattern list (matches nothing) and the warnings.

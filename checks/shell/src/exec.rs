@@ -12,7 +12,7 @@
 //! that could not run is an `error`, never a vacuous pass, even when the analyst wrote
 //! `2>/dev/null`.
 
-use reviewhost_tool::{Ctx, Io, Program};
+use reviewhost_tool::{Ctx, Io, Program, io_message};
 
 use crate::parse::{AndOr, Command, Op, Piece, Pipeline, Redirect, Script, Word};
 
@@ -444,19 +444,11 @@ impl Field {
 /// device (opening one could block the sandbox forever).
 fn read_input(ctx: &Ctx, target: &str) -> Result<Vec<u8>, String> {
     let real = ctx.real(target);
-    let meta = std::fs::metadata(&real).map_err(|e| format!("{target}: {}", io_reason(&e)))?;
+    let meta = std::fs::metadata(&real).map_err(|e| format!("{target}: {}", io_message(&e)))?;
     if !meta.is_file() {
         return Err(format!("{target}: not a regular file"));
     }
-    std::fs::read(&real).map_err(|e| format!("{target}: {}", io_reason(&e)))
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "No such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
-        _ => e.to_string(),
-    }
+    std::fs::read(&real).map_err(|e| format!("{target}: {}", io_message(&e)))
 }
 
 #[cfg(test)]

@@ -29,3 +29,22 @@ pub type Program = fn(args: &[String], ctx: &Ctx, io: &mut Io) -> i32;
 /// Exit status of a program that could not run because of bad usage or an I/O error,
 /// for the tools that use 2 for that (grep, ls, ...). Others use 1.
 pub const EXIT_TROUBLE: i32 = 2;
+
+/// An `io::Error` in the words of the C library, as the GNU tools print it
+/// (`No such file or directory`, without Rust's `(os error 2)`).
+pub fn io_message(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::NotFound => "No such file or directory".into(),
+        ErrorKind::PermissionDenied => "Permission denied".into(),
+        ErrorKind::IsADirectory => "Is a directory".into(),
+        ErrorKind::NotADirectory => "Not a directory".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
+        }
+    }
+}
