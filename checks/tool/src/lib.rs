@@ -48,3 +48,112 @@ pub fn io_message(e: &std::io::Error) -> String {
         }
     }
 }
+
+/// fnmatch(3) without flags (what `find -name`/`-path` and grep's `--include`/`--exclude`
+/// use): `*` and `?` match any
+/// byte including `/` and a leading dot, `[...]` sets with ranges, `!`/`^` negation and
+/// `[:class:]`, backslash escapes.
+pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
+    let (mut p, mut i) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        if p < pat.len() {
+            match pat[p] {
+                b'*' => {
+                    while p < pat.len() && pat[p] == b'*' {
+                        p += 1;
+                    }
+                    star = Some((p, i));
+                    continue;
+                }
+                b'?' if i < s.len() => {
+                    p += 1;
+                    i += 1;
+                    continue;
+                }
+                b'[' if i < s.len() => {
+                    if let Some((matched, next)) = match_bracket(pat, p, s[i]) {
+                        if matched {
+                            p = next;
+                            i += 1;
+                            continue;
+                        }
+                    } else if s[i] == b'[' {
+                        p += 1;
+                        i += 1;
+                        continue;
+                    }
+                }
+                b'\\' if p + 1 < pat.len() && i < s.len() && pat[p + 1] == s[i] => {
+                    p += 2;
+                    i += 1;
+                    continue;
+                }
+                c if c != b'\\' && i < s.len() && c == s[i] && c != b'?' && c != b'[' => {
+                    p += 1;
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        } else if i == s.len() {
+            return true;
+        }
+        match star {
+            Some((sp, si)) if si < s.len() => {
+                star = Some((sp, si + 1));
+                p = sp;
+                i = si + 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Match byte `c` against the bracket expression at `pat[start]`. Returns whether it
+/// matched and the index after the `]`, or None when the bracket is not closed.
+fn match_bracket(pat: &[u8], start: usize, c: u8) -> Option<(bool, usize)> {
+    let mut k = start + 1;
+    let negate = matches!(pat.get(k), Some(b'!' | b'^'));
+    if negate {
+        k += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let &b = pat.get(k)?;
+        if b == b']' && !first {
+            return Some((matched != negate, k + 1));
+        }
+        first = false;
+        if b == b'[' && pat.get(k + 1) == Some(&b':') {
+            let rest = &pat[k + 2..];
+            if let Some(end) = rest.windows(2).position(|w| w == b":]") {
+                let name = String::from_utf8_lossy(&rest[..end]);
+                let hit = match name.as_ref() {
+                    "alpha" => c.is_ascii_alphabetic(),
+                    "digit" => c.is_ascii_digit(),
+                    "alnum" => c.is_ascii_alphanumeric(),
+                    "upper" => c.is_ascii_uppercase(),
+                    "lower" => c.is_ascii_lowercase(),
+                    "space" => c.is_ascii_whitespace() || c == 0x0b,
+                    "punct" => c.is_ascii_punctuation(),
+                    "xdigit" => c.is_ascii_hexdigit(),
+                    _ => false,
+                };
+                matched |= hit;
+                k += 2 + end + 2;
+                continue;
+            }
+        }
+        let (lo, adv) = if b == b'\\' && k + 1 < pat.len() { (pat[k + 1], 2) } else { (b, 1) };
+        k += adv;
+        if pat.get(k) == Some(&b'-') && pat.get(k + 1).is_some_and(|n| *n != b']') {
+            let (hi, adv2) = if pat[k + 1] == b'\\' && k + 2 < pat.len() { (pat[k + 2], 3) } else { (pat[k + 1], 2) };
+            k += adv2;
+            matched |= lo <= c && c <= hi;
+        } else {
+            matched |= lo == c;
+        }
+    }
+}
