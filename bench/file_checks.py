@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Benchmark: `reviewhost run` on 1,000 file checks, against the seed's runner.
+"""Benchmark: `reviewhost run` on 1,000 file checks and 1,000 command checks, against the
+seed's runner.
 
-Builds the release binary, generates a tree of 1,000 source-like files and an assertions
-file of 1,000 file_exists / file_content assertions (a quarter of them failing), then
-prints medians over several runs:
+Builds the release binary, generates a tree of 1,000 source-like files, an assertions
+file of 1,000 file_exists / file_content assertions (a quarter of them failing) and one
+of 1,000 grep_match / grep_not_match commands on those files, then prints medians over
+several runs:
 
   - reviewhost, warm cache, default --jobs and --jobs 1: total and per assertion
   - reviewhost, cold cache (first run compiles the fs component)
@@ -54,12 +56,24 @@ def make_corpus(base):
             needle = f"fn item_{i}_59" if i % 4 != 3 else "unsafe {"
             assertions.append({"id": f"B-{i}", "type": "file_content", "description": "content", "path": rel,
                                "needle": needle, "status": None, "failure_output": None})
-    doc = {"plugin": "bench", "max_passes": 5, "current_pass": 1, "assertions": assertions,
-           "confidence": {"passed": 0, "total": 0, "score": 0.0}}
-    file = os.path.join(base, "assertions.json")
-    with open(file, "w") as f:
-        json.dump(doc, f, indent=2)
-    return root, file
+    commands = []
+    for i in range(N):
+        rel = f"src/mod_{i % 50}/file_{i}.rs"
+        if i % 2 == 0:
+            commands.append({"id": f"C-{i}", "type": "grep_match", "description": "present",
+                             "command": f"grep -n 'fn item_{i}_59' {rel}", "status": None, "failure_output": None})
+        else:
+            commands.append({"id": f"C-{i}", "type": "grep_not_match", "description": "absent",
+                             "command": f"grep -rn 'unsafe {{' src/mod_{i % 50}/", "status": None,
+                             "failure_output": None})
+    files = []
+    for name, items in (("assertions.json", assertions), ("commands.json", commands)):
+        doc = {"plugin": "bench", "max_passes": 5, "current_pass": 1, "assertions": items,
+               "confidence": {"passed": 0, "total": 0, "score": 0.0}}
+        files.append(os.path.join(base, name))
+        with open(files[-1], "w") as f:
+            json.dump(doc, f, indent=2)
+    return root, files[0], files[1]
 
 
 def timed(cmd, env=None, cwd=None):
@@ -95,7 +109,7 @@ def main():
     binary = args.binary or build()
     base = tempfile.mkdtemp(prefix="reviewhost-bench-")
     try:
-        root, file = make_corpus(base)
+        root, file, commands = make_corpus(base)
         cache = os.path.join(base, "cache")
         env = dict(os.environ, REVIEWHOST_CACHE_DIR=cache)
         cmd = [binary, "run", file, "--root", root, "--no-write"]
@@ -106,11 +120,20 @@ def main():
         rss = peak_rss_kib(cmd, env)
 
         runner = seed_runner(base)
-        seed_times = []
-        for _ in range(max(3, args.runs // 2)):
-            copy = os.path.join(base, "seed-copy.json")
-            shutil.copy(file, copy)
-            seed_times.append(timed(["bash", runner], env=dict(os.environ, ASSERTIONS_FILE=copy), cwd=root))
+
+        def seed(source):
+            times = []
+            for _ in range(max(3, args.runs // 2)):
+                copy = os.path.join(base, "seed-copy.json")
+                shutil.copy(source, copy)
+                times.append(timed(["bash", runner], env=dict(os.environ, ASSERTIONS_FILE=copy), cwd=root))
+            return statistics.median(times)
+
+        seed_times = [seed(file)]
+        command_cmd = [binary, "run", commands, "--root", root, "--no-write"]
+        timed(command_cmd, env)  # compiles the shell component into the cache
+        command_runs = statistics.median(timed(command_cmd, env) for _ in range(args.runs))
+        seed_commands = seed(commands)
 
         cores = os.cpu_count()
         m, m1, ms = statistics.median(warm), statistics.median(one_job), statistics.median(seed_times)
@@ -121,6 +144,12 @@ def main():
         print(f"  reviewhost peak RSS (warm):        {rss / 1024:8.1f} MiB")
         print(f"  seed run-assertions.sh (python):   {ms * 1000:8.1f} ms total, {ms / N * 1e6:7.1f} us/assertion")
         print(f"  ratio seed / reviewhost:           {ms / m:8.2f}x")
+        print(f"\n{N} command checks (grep -n FILE / grep -rn DIR), median of {args.runs} runs")
+        print(f"  reviewhost, --jobs {cores}:             {command_runs * 1000:8.1f} ms total, "
+              f"{command_runs / N * 1e6:7.1f} us/assertion")
+        print(f"  seed run-assertions.sh (bash+python): {seed_commands * 1000:8.1f} ms total, "
+              f"{seed_commands / N * 1e6:7.1f} us/assertion")
+        print(f"  ratio seed / reviewhost:           {seed_commands / command_runs:8.2f}x")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
