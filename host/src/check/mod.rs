@@ -5,9 +5,11 @@
 //! types, the judging rule that `type` and `expected` select ([`expect`]). Some
 //! assertions are decided here without running anything: a `path` outside the root
 //! fails (it is never read); an unknown type, or an `expected` that contradicts the
-//! type, is an error.
+//! type, is an error. A `custom` assertion is evaluated by the validator component it
+//! names, after its `sha256` pin is checked, seeing only its `paths` when given.
 //!
-//! Components are loaded lazily: a file without file checks never compiles the fs check.
+//! Components are loaded lazily: a file without file checks never compiles the fs check,
+//! and each distinct custom component is loaded once per run.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
