@@ -3,16 +3,18 @@
 //! Exit codes: 0 every assertion passed, 1 at least one failed or could not be
 //! evaluated, 2 the run itself could not be done (bad file, bad flag, unreadable root).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
-use reviewhost::report::{self, Format};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
+use reviewhost::assertion::{self, LoadError, Status};
+use reviewhost::report::{self, Detail, Format, TextStyle};
+use reviewhost::run::Shard;
 use reviewhost::sandbox::{Cache, Limits, parse_memory, parse_timeout};
-use reviewhost::{RunOptions, Runner};
+use reviewhost::{RunError, RunOptions, RunReport, Runner};
 
 #[derive(Parser)]
 #[command(name = "reviewhost", version, about = "Runs LLM-written review assertions, each in a WebAssembly sandbox")]
@@ -29,9 +31,16 @@ Examples:
   reviewhost run                                   # .claude/state/review-assertions.json, root = .
   reviewhost run examples/basic/assertions.json --root examples/basic
   reviewhost run review.json --format json --no-write
+  reviewhost run review.json --format junit -o junit.xml --format sarif -o review.sarif
+  reviewhost run review.json --format github --fail-on fail --quiet
+  reviewhost run review.json --shard 2/3 --verbose
   ASSERTIONS_FILE=review.json reviewhost run --jobs 4 --timeout 5s --memory 128MiB
 
-Exit codes: 0 all pass, 1 some fail or error, 2 the run could not be done.")]
+Formats: text (the seed's report), json, junit, sarif (2.1.0, for code scanning),
+github (text plus ::error/::warning annotations; appends a summary to
+$GITHUB_STEP_SUMMARY when set). Each --output PATH takes the --format before it.
+
+Exit codes: 0 all pass, 1 some fail or error (see --fail-on), 2 the run could not be done.")]
     Run(RunArgs),
     /// Report assertions that are vacuous, impossible or contradictory, without running them.
     #[command(after_help = "\
@@ -53,7 +62,8 @@ and its own copy of the SDK and WIT files (it needs only Rust and crates.io).
 
 Examples:
   reviewhost new license-check
-  cd license-check && cargo test && cargo build --release --target wasm32-wasip2")]
+
+Then: cd license-check && cargo test && cargo build --release --target wasm32-wasip2")]
     New {
         /// The crate name (letters, digits, '-' and '_').
         name: String,
@@ -64,10 +74,49 @@ Each case is a directory under --fixtures with a case.json and the tree to check
   {\"config\": {...}, \"expect\": {\"status\": \"pass\"|\"fail\"|\"error\", \"message_contains\": \"...\"}}
 
 Examples:
-  reviewhost test target/wasm32-wasip2/release/license_check.wasm --fixtures fixtures
+  reviewhost test license_check.wasm --fixtures fixtures
+  reviewhost test license_check.wasm --fixtures fixtures --timeout 2s --memory 64MiB
+
+A crate from `reviewhost new NAME` builds its component to
+target/wasm32-wasip2/release/NAME.wasm (with '-' as '_').
 
 Exit codes: 0 every case as expected, 1 some not, 2 the component or fixtures are unusable.")]
     Test(TestArgs),
+    /// Print the JSON Schema of the assertions file.
+    #[command(after_help = "\
+The schema is derived from reviewhost's own types. It knows the assertion types, so a
+misspelt `type` is a violation here (`run` would evaluate that assertion as an error).
+
+Examples:
+  reviewhost schema
+  reviewhost schema > assertions.schema.json")]
+    Schema,
+    /// Check an assertions file against the schema, without running anything.
+    #[command(after_help = "\
+Lists every violation with its JSON pointer, then the checks the schema cannot express
+(duplicate ids).
+
+Examples:
+  reviewhost validate
+  reviewhost validate review.json
+
+Exit codes: 0 valid, 1 invalid (every problem listed), 2 the file could not be read.")]
+    Validate(ValidateArgs),
+    /// Print a shell completion script.
+    #[command(after_help = "\
+Examples:
+  reviewhost completions bash > reviewhost.bash
+  reviewhost completions zsh > _reviewhost
+  reviewhost completions fish > reviewhost.fish
+
+Install them as ~/.local/share/bash-completion/completions/reviewhost (bash),
+a file _reviewhost in a directory on $fpath (zsh), or
+~/.config/fish/completions/reviewhost.fish (fish).")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(clap::Args)]
@@ -104,9 +153,12 @@ struct RunArgs {
     /// Assertions evaluated at once [default: number of CPUs].
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
-    /// Report format on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    /// A report format; repeat for several. Each goes to stdout, or to the --output that follows it.
+    #[arg(long, short = 'f', value_enum, action = ArgAction::Append)]
+    format: Vec<Format>,
+    /// Write the report of the --format before it to PATH (the terminal still gets the text report).
+    #[arg(long, short = 'o', value_name = "PATH", action = ArgAction::Append)]
+    output: Vec<PathBuf>,
     /// Do not write status, failure_output and confidence back into the file.
     #[arg(long)]
     no_write: bool,
@@ -116,23 +168,129 @@ struct RunArgs {
     /// Memory limit per assertion, e.g. 256MiB, 1GiB.
     #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
     memory: u64,
+    /// Run only shard K of N (1-based), for CI matrices; assertions are split by id.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Which outcomes make the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Any)]
+    fail_on: FailOn,
+    /// Print only the assertions that did not pass, and no progress bar.
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print whole messages, evidence and timings.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+/// `--fail-on`: what makes a run exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FailOn {
+    /// A `fail` or an `error` (an assertion that could not be evaluated).
+    Any,
+    /// Only a `fail`: errors are reported but do not fail the job.
+    Fail,
+    /// Nothing: report only (exit 2 still means the run could not be done).
+    Never,
+}
+
+#[derive(clap::Args)]
+struct ValidateArgs {
+    /// The assertions file [default: $ASSERTIONS_FILE, else .claude/state/review-assertions.json]
+    file: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => {
+            let run_matches = matches.subcommand_matches("run").expect("the run subcommand");
+            reports(&args, run_matches).and_then(|reports| run(args, reports))
+        }
         Command::Lint(args) => lint(args),
         Command::New { name } => new(&name),
         Command::Test(args) => test(args),
+        Command::Schema => schema(),
+        Command::Validate(args) => validate(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "reviewhost", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
         Err(error) => {
             eprintln!("reviewhost: error: {error:#}");
+            if let Some(hint) = hint(&error) {
+                eprintln!("  hint: {hint}");
+            }
             ExitCode::from(2)
         }
     }
+}
+
+/// What to do about the errors people meet most.
+fn hint(error: &anyhow::Error) -> Option<&'static str> {
+    let load = error.downcast_ref::<LoadError>().or_else(|| match error.downcast_ref::<RunError>() {
+        Some(RunError::Load(load)) => Some(load),
+        _ => None,
+    });
+    match (load, error.downcast_ref::<RunError>()) {
+        (Some(LoadError::Read { source, .. }), _) if source.kind() == std::io::ErrorKind::NotFound => Some(
+            "pass the assertions file as an argument or set ASSERTIONS_FILE \
+             (the default is .claude/state/review-assertions.json)",
+        ),
+        (Some(LoadError::Syntax { .. } | LoadError::Field { .. }), _) => {
+            Some("`reviewhost validate FILE` lists every problem; `reviewhost schema` prints the format")
+        }
+        (_, Some(RunError::Root { .. })) => Some("--root must be an existing directory (default: the current one)"),
+        _ => None,
+    }
+}
+
+/// Where each report of a run goes.
+struct Reports {
+    /// The one report on stdout.
+    stdout: Format,
+    /// Reports written to files.
+    files: Vec<(Format, PathBuf)>,
+}
+
+/// Pairs each `--output` with the `--format` before it on the command line. Formats
+/// without an output go to stdout (at most one); when every format has a file, stdout
+/// gets the text report.
+fn reports(args: &RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Reports> {
+    let format_at: Vec<usize> = matches.indices_of("format").map(Iterator::collect).unwrap_or_default();
+    let output_at: Vec<usize> = matches.indices_of("output").map(Iterator::collect).unwrap_or_default();
+    let mut paths: Vec<Option<PathBuf>> = vec![None; args.format.len()];
+    for (path, at) in args.output.iter().zip(output_at) {
+        let owner = format_at.iter().rposition(|&f| f < at).filter(|&i| paths[i].is_none()).ok_or_else(|| {
+            anyhow::anyhow!(
+                "--output {} has no --format before it to write (e.g. --format junit --output {})",
+                path.display(),
+                path.display()
+            )
+        })?;
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        anyhow::ensure!(dir.is_dir(), "--output {}: the directory {} does not exist", path.display(), dir.display());
+        paths[owner] = Some(path.clone());
+    }
+    let mut on_stdout = Vec::new();
+    let mut files = Vec::new();
+    for (format, path) in args.format.iter().zip(paths) {
+        match path {
+            Some(path) => files.push((*format, path)),
+            None => on_stdout.push(*format),
+        }
+    }
+    anyhow::ensure!(
+        on_stdout.len() <= 1,
+        "only one report can go to stdout, and --format {} and --format {} both would: \
+         give the others an --output PATH",
+        on_stdout[0].name(),
+        on_stdout[1].name()
+    );
+    Ok(Reports { stdout: on_stdout.first().copied().unwrap_or(Format::Text), files })
 }
 
 /// The compiled-component cache, or none (with a warning) when it cannot be trusted.
@@ -190,25 +348,147 @@ fn lint(args: LintArgs) -> anyhow::Result<ExitCode> {
     Ok(if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+fn run(args: RunArgs, reports: Reports) -> anyhow::Result<ExitCode> {
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
     let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache())?;
     let options = RunOptions {
         file: args.file.unwrap_or_else(reviewhost::run::default_file),
         root: args.root,
         write: !args.no_write,
+        shard: args.shard,
     };
-    let report = runner.run(&options)?;
+    let detail = match (args.quiet, args.verbose) {
+        (true, _) => Detail::Quiet,
+        (_, true) => Detail::Verbose,
+        _ => Detail::Normal,
+    };
+    let progress = Progress::start(!args.quiet);
+    let report = runner.run_observed(&options, &|total, _| progress.advance(total));
+    progress.finish();
+    let report = report?;
+
+    let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut stdout = std::io::stdout().lock();
-    let written = match args.format {
-        Format::Text => report::write_text(&report, &mut stdout),
-        Format::Json => report::write_json(&report, &mut stdout),
-    }
-    .and_then(|()| stdout.flush());
+    let written =
+        report::write(reports.stdout, &report, &TextStyle { detail, color }, &mut stdout).and_then(|()| stdout.flush());
     match written {
         // A reader that went away (`| head`) is not a failed run.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.context("cannot write the report")?,
     }
-    Ok(if report.all_passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let plain = TextStyle { detail, color: false };
+    for (format, path) in &reports.files {
+        write_report_file(*format, &report, &plain, path)?;
+    }
+    let github = reports.stdout == Format::Github || reports.files.iter().any(|(f, _)| *f == Format::Github);
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| github && !v.is_empty()) {
+        report::write_step_summary(&report, Path::new(&summary))
+            .with_context(|| format!("cannot append to $GITHUB_STEP_SUMMARY ({})", summary.to_string_lossy()))?;
+    }
+
+    let failing = report.results.iter().any(|(_, o)| match args.fail_on {
+        FailOn::Any => o.status != Status::Pass,
+        FailOn::Fail => o.status == Status::Fail,
+        FailOn::Never => false,
+    });
+    Ok(if failing { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Writes one report file atomically: a reader (an upload step) never sees half of it.
+fn write_report_file(format: Format, report: &RunReport, style: &TextStyle, path: &Path) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let context = || format!("cannot write the {} report to {}", format.name(), path.display());
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(context)?;
+    let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+    report::write(format, report, style, &mut out).and_then(|()| out.flush()).with_context(context)?;
+    drop(out);
+    tmp.persist(path).map_err(|e| e.error).with_context(context)?;
+    Ok(())
+}
+
+/// A progress bar on stderr, shown only on a terminal, outside CI, and only once a run
+/// has taken more than a moment (a fast run prints nothing extra).
+struct Progress {
+    bar: indicatif::ProgressBar,
+    done: Option<std::sync::mpsc::Sender<()>>,
+    reveal: Option<std::thread::JoinHandle<()>>,
+}
+
+/// How long a run goes before its progress bar appears.
+const PROGRESS_DELAY: Duration = Duration::from_millis(300);
+
+impl Progress {
+    fn start(wanted: bool) -> Progress {
+        let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
+        let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+        let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+        if !wanted || ci || dumb || !std::io::stderr().is_terminal() {
+            return Progress { bar, done: None, reveal: None };
+        }
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} assertions")
+                .expect("a valid template"),
+        );
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let shown = bar.clone();
+        let reveal = std::thread::spawn(move || {
+            if finished.recv_timeout(PROGRESS_DELAY) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(Duration::from_millis(100));
+            }
+        });
+        Progress { bar, done: Some(done), reveal: Some(reveal) }
+    }
+
+    fn advance(&self, total: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.inc(1);
+    }
+
+    fn finish(mut self) {
+        drop(self.done.take());
+        if let Some(reveal) = self.reveal.take() {
+            let _ = reveal.join();
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+fn schema() -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, reviewhost::assertion::schema::schema())?;
+    writeln!(stdout)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    let file = args.file.unwrap_or_else(reviewhost::run::default_file);
+    let bytes = std::fs::read(&file).map_err(|source| LoadError::Read { file: file.clone(), source })?;
+    let mut problems = Vec::new();
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Err(_) => problems.push(assertion::parse(&file, &bytes).expect_err("not JSON").to_string()),
+        Ok(doc) => {
+            for v in reviewhost::assertion::schema::violations(&doc) {
+                let at = if v.pointer.is_empty() { "(document)".to_string() } else { v.pointer };
+                problems.push(format!("{}: {at}: {}", file.display(), v.message));
+            }
+            // What a schema cannot say (unique ids), from the loader `run` uses.
+            if problems.is_empty()
+                && let Err(e) = assertion::parse(&file, &bytes)
+            {
+                problems.push(e.to_string());
+            }
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    for problem in &problems {
+        writeln!(stdout, "{problem}")?;
+    }
+    if problems.is_empty() {
+        writeln!(stdout, "{}: valid", file.display())?;
+        Ok(ExitCode::SUCCESS)
+    } else {
+        writeln!(stdout, "{}: {} problem(s)", file.display(), problems.len())?;
+        Ok(ExitCode::from(1))
+    }
 }

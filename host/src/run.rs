@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use sha2::{Digest, Sha256};
+
 use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveError, Status};
 use crate::authoring::fixtures::{self, CaseResult, FixtureError};
 use crate::check::{Checks, Outcome, Site};
@@ -19,6 +21,50 @@ pub struct RunOptions {
     pub root: PathBuf,
     /// Whether to write `status`, `failure_output` and `confidence` back into the file.
     pub write: bool,
+    /// Run only this shard of the assertions (a CI matrix job).
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` disjoint parts of an assertions file, `--shard K/N` with `index` = K.
+///
+/// An assertion belongs to the shard its id hashes to (SHA-256, so every machine agrees),
+/// not to a position: adding or reordering assertions moves no other assertion between
+/// shards, and a matrix job's retries run the same set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the assertion with `id` belongs to this shard.
+    pub fn contains(&self, id: &str) -> bool {
+        let digest = Sha256::digest(id.as_bytes());
+        let bucket = u64::from_be_bytes(digest[..8].try_into().expect("8 bytes")) % u64::from(self.count);
+        bucket == u64::from(self.index - 1)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let usage = || format!("'{text}': expected K/N with 1 <= K <= N, e.g. 2/4");
+        let (k, n) = text.split_once('/').ok_or_else(usage)?;
+        let (index, count) =
+            (k.trim().parse::<u32>().map_err(|_| usage())?, n.trim().parse::<u32>().map_err(|_| usage())?);
+        if index == 0 || count == 0 || index > count {
+            return Err(usage());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 /// Why a run could not be done (exit code 2). The assertions file is untouched.
@@ -46,8 +92,12 @@ pub enum RunError {
 pub struct RunReport {
     pub file: PathBuf,
     pub root: PathBuf,
+    /// The assertions that ran (all of them, or the shard's) with their outcomes.
     pub results: Vec<(Assertion, Outcome)>,
+    /// Over `results`.
     pub confidence: Confidence,
+    /// The shard that ran, if any.
+    pub shard: Option<Shard>,
 }
 
 impl RunReport {
@@ -90,6 +140,16 @@ impl Runner {
 
     /// Runs every assertion in `options.file`.
     pub fn run(&self, options: &RunOptions) -> Result<RunReport, RunError> {
+        self.run_observed(options, &|_, _| {})
+    }
+
+    /// [`Runner::run`], calling `observe(total, outcome)` from the worker threads as each
+    /// assertion finishes (for a progress bar), `total` being the number that will run.
+    pub fn run_observed(
+        &self,
+        options: &RunOptions,
+        observe: &(dyn Fn(usize, &Outcome) + Sync),
+    ) -> Result<RunReport, RunError> {
         let root =
             RootDir::new(&options.root).map_err(|source| RunError::Root { root: options.root.clone(), source })?;
         // Validate first, so a missing or broken file is reported before a lock file is
@@ -107,22 +167,34 @@ impl Runner {
             false => None,
         };
         let site = Site { root, file_dir: file_dir(&options.file) };
-        let outcomes = self.evaluate_all(file.assertions(), &site);
+        let selected: Vec<usize> = (0..file.assertions().len())
+            .filter(|&i| options.shard.is_none_or(|shard| shard.contains(&file.assertions()[i].id)))
+            .collect();
+        let total = selected.len();
+        let outcomes = parallel_map(&selected, self.jobs, |&index| {
+            let outcome = self.checks.execute(self.checks.plan(&file.assertions()[index], &site));
+            observe(total, &outcome);
+            outcome
+        });
 
         let passed = outcomes.iter().filter(|o| o.status == Status::Pass).count();
         let confidence = Confidence::new(passed, outcomes.len());
         if options.write {
-            for (index, outcome) in outcomes.iter().enumerate() {
+            for (&index, outcome) in selected.iter().zip(&outcomes) {
                 file.record(index, outcome.status, &outcome.message);
             }
-            file.set_confidence(confidence);
+            // Over the statuses now in the file: the same as `confidence` for a whole
+            // run; for a shard, it counts the other shards' last results too, so
+            // shards that take turns on one file leave a true total.
+            file.set_confidence(file.recorded_confidence());
             file.save()?;
         }
         Ok(RunReport {
             file: options.file.clone(),
             root: site.root.path().to_path_buf(),
-            results: file.assertions().iter().cloned().zip(outcomes).collect(),
+            results: selected.iter().map(|&i| file.assertions()[i].clone()).zip(outcomes).collect(),
             confidence,
+            shard: options.shard,
         })
     }
 
@@ -139,11 +211,6 @@ impl Runner {
             .zip(findings)
             .flat_map(|(a, found)| found.into_iter().map(|f| (a.id.clone(), f)))
             .collect())
-    }
-
-    /// Evaluates `assertions` on up to `jobs` threads; outcomes in input order.
-    fn evaluate_all(&self, assertions: &[Assertion], site: &Site) -> Vec<Outcome> {
-        parallel_map(assertions, self.jobs, |assertion| self.checks.execute(self.checks.plan(assertion, site)))
     }
 }
 
@@ -182,4 +249,32 @@ pub fn default_file() -> PathBuf {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(".claude/state/review-assertions.json").to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_every_assertion_exactly_once() {
+        let ids: Vec<String> = (0..500).map(|i| format!("A-{i:03}")).collect();
+        let shards: Vec<Shard> = (1..=4).map(|k| format!("{k}/4").parse().unwrap()).collect();
+        let mut sizes = [0; 4];
+        for id in &ids {
+            let owners: Vec<usize> = (0..4).filter(|&s| shards[s].contains(id)).collect();
+            assert_eq!(owners.len(), 1, "{id} is in shards {owners:?}");
+            sizes[owners[0]] += 1;
+        }
+        // Balanced within a generous margin (expected 125 each).
+        assert!(sizes.iter().all(|&n| (90..=160).contains(&n)), "{sizes:?}");
+        assert!("1/1".parse::<Shard>().unwrap().contains("anything"));
+    }
+
+    #[test]
+    fn shard_syntax() {
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "1/0", "3", "a/b", "1/2/3", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
 }

@@ -33,7 +33,8 @@ fn run_hostile(component: &str, limits: Limits, dir: &std::path::Path) -> (Strin
     let file = hostile_file(dir, "hostile");
     let mut runner = runner(limits, 2);
     runner.checks_mut().register(&["hostile"], "hostile", &std::fs::read(component).unwrap());
-    let report = runner.run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true }).unwrap();
+    let report =
+        runner.run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true, shard: None }).unwrap();
     let by_id = |id: &str| report.results.iter().find(|(a, _)| a.id == id).unwrap().1.clone();
     assert_eq!(by_id("OK-1").status, Status::Pass);
     assert_eq!(by_id("OK-2").status, Status::Pass);

@@ -14,5 +14,7 @@ mod examples;
 mod file_errors;
 mod isolation;
 mod limits;
+mod reports;
 mod seed;
+mod terminal;
 mod write_back;

@@ -14,12 +14,13 @@
 
 mod load;
 mod save;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use load::{LoadError, load};
+pub use load::{LoadError, load, parse};
 pub use save::{FileLock, SaveError};
 
 /// A loaded, validated assertions file.

@@ -31,6 +31,14 @@ impl AssertionsFile {
         object.insert("failure_output".into(), failure_output);
     }
 
+    /// The confidence over the `status` fields now in the file (an assertion without one
+    /// counts as not passing).
+    pub fn recorded_confidence(&self) -> Confidence {
+        let list = self.doc.get("assertions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let passed = list.iter().filter(|a| a.get("status").and_then(Value::as_str) == Some("pass")).count();
+        Confidence::new(passed, list.len())
+    }
+
     /// Sets the file's `confidence` object, keeping its position and any extra keys in it.
     pub fn set_confidence(&mut self, confidence: Confidence) {
         let top = self.doc.as_object_mut().expect("validated on load");

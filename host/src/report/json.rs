@@ -29,7 +29,7 @@ struct Result<'a> {
     duration_ms: f64,
 }
 
-pub fn write_json(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+pub fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let doc = Document {
         file: &report.file,
         root: &report.root,

@@ -1,10 +1,26 @@
-//! What a run prints: the seed-compatible text summary or a JSON document.
+//! What a run prints or writes: the seed-compatible text summary, a JSON document, and
+//! the formats CI systems read natively (JUnit XML, SARIF 2.1.0, GitHub workflow
+//! commands).
+//!
+//! Every machine format points at source lines through [`locations`], which is where
+//! untrusted evidence paths are checked: a check cannot make an annotation or a code
+//! scanning alert point outside the repository.
 
+mod github;
 mod json;
+mod junit;
+mod sarif;
 mod text;
 
-pub use json::write_json;
-pub use text::write_text;
+use std::io::{self, Write};
+use std::path::{Component, Path};
+
+pub use github::{escape_data, escape_property, write_step_summary};
+pub use text::{Detail, TextStyle};
+
+use crate::assertion::Assertion;
+use crate::check::Outcome;
+use crate::run::RunReport;
 
 /// The output formats of `reviewhost run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -13,4 +29,157 @@ pub enum Format {
     Text,
     /// One JSON document with every result, its message, evidence and duration.
     Json,
+    /// JUnit XML: a testsuite per assertions file, a testcase per assertion.
+    Junit,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// The text report plus GitHub Actions annotations (`::error file=…`).
+    Github,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Junit => "junit",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+        }
+    }
+}
+
+/// Writes `report` in `format`. `style` only shapes the text parts.
+pub fn write(format: Format, report: &RunReport, style: &TextStyle, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Text => text::write_text(report, style, out),
+        Format::Json => json::write_json(report, out),
+        Format::Junit => junit::write_junit(report, out),
+        Format::Sarif => sarif::write_sarif(report, out),
+        Format::Github => {
+            text::write_text(report, style, out)?;
+            github::write_annotations(report, out)
+        }
+    }
+}
+
+/// A place in the repository a result points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// Relative, `/`-separated, never leaving the repository.
+    pub path: String,
+    pub line: Option<u32>,
+}
+
+/// Where the result of `assertion` points: its evidence (paths under the root, shown
+/// relative to the working directory when the root lies inside it, the way CI systems
+/// resolve them), or, without usable evidence, the assertion itself in the assertions
+/// file, so every alert has a place.
+pub fn locations(report: &RunReport, assertion: &Assertion, outcome: &Outcome) -> Vec<Location> {
+    let base = base_dir(&report.root);
+    let found: Vec<Location> = outcome
+        .evidence
+        .iter()
+        .filter_map(|e| contained(&e.path).map(|p| Location { path: join(&base, &p), line: e.line }))
+        .collect();
+    if !found.is_empty() {
+        return found;
+    }
+    let file = std::path::absolute(&report.file).unwrap_or_else(|_| report.file.clone());
+    let path = relative_to_cwd(&file).unwrap_or_else(|| file.to_string_lossy().into_owned());
+    let line = std::fs::read_to_string(&report.file).ok().and_then(|text| line_of_id(&text, &assertion.id));
+    vec![Location { path, line }]
+}
+
+/// The root relative to the working directory (`""` when it is the working directory),
+/// or `None` when the root is elsewhere and paths stay root-relative.
+fn base_dir(root: &Path) -> String {
+    relative_to_cwd(root).unwrap_or_default()
+}
+
+fn relative_to_cwd(path: &Path) -> Option<String> {
+    let cwd = std::env::current_dir().ok()?;
+    let relative = path.strip_prefix(&cwd).ok()?;
+    Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
+
+fn join(base: &str, path: &str) -> String {
+    if base.is_empty() { path.to_string() } else { format!("{base}/{path}") }
+}
+
+/// `path` (written by an untrusted check) as a clean relative path, or `None` when it
+/// is empty or would leave the root (`..`, a drive, a control character).
+fn contained(path: &str) -> Option<String> {
+    if path.chars().any(char::is_control) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str()?),
+            Component::RootDir | Component::CurDir => {}
+            Component::ParentDir | Component::Prefix(_) => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// The 1-based line of `"id": "<id>"` in the assertions file's text.
+fn line_of_id(text: &str, id: &str) -> Option<u32> {
+    let quoted = serde_json::to_string(id).ok()?;
+    let mut from = 0;
+    while let Some(found) = text[from..].find(&quoted) {
+        let at = from + found;
+        let before = text[..at].trim_end();
+        if let Some(before) = before.strip_suffix(':')
+            && before.trim_end().ends_with("\"id\"")
+        {
+            return u32::try_from(text[..at].matches('\n').count() + 1).ok();
+        }
+        from = at + quoted.len();
+    }
+    None
+}
+
+/// The report's file name for titles: the path as given.
+fn file_label(report: &RunReport) -> String {
+    report.file.display().to_string()
+}
+
+/// Text of a result for the machine formats: the message, then one line per evidence.
+fn details(outcome: &Outcome) -> String {
+    let mut out = outcome.message.clone();
+    for e in &outcome.evidence {
+        out.push('\n');
+        match e.line {
+            Some(line) => out.push_str(&format!("{}:{line}: {}", e.path, e.text)),
+            None => out.push_str(&format!("{}: {}", e.path, e.text)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_paths_cannot_leave_the_root() {
+        assert_eq!(contained("src/a.rs").as_deref(), Some("src/a.rs"));
+        assert_eq!(contained("./src//a.rs").as_deref(), Some("src/a.rs"));
+        assert_eq!(contained("/src/a.rs").as_deref(), Some("src/a.rs"));
+        assert_eq!(contained("../etc/passwd"), None);
+        assert_eq!(contained("src/../../x"), None);
+        assert_eq!(contained(""), None);
+        assert_eq!(contained("/"), None);
+        assert_eq!(contained("a\nb"), None);
+    }
+
+    #[test]
+    fn finds_the_line_of_an_assertion_id() {
+        let text = "{\n  \"assertions\": [\n    {\"description\": \"A-2\", \"id\": \"A-1\"},\n    {\n      \"id\" :  \"A-2\"\n    }\n  ]\n}";
+        assert_eq!(line_of_id(text, "A-1"), Some(3));
+        assert_eq!(line_of_id(text, "A-2"), Some(5));
+        assert_eq!(line_of_id(text, "A-3"), None);
+    }
 }

@@ -2,6 +2,8 @@
 //! what it could see, as `list <dir>: a,b` / `read <file>: N bytes` or `...: error`, and
 //! every file the SDK's walk finds (`files: a,b`).
 //! Passes when `config.pass` is true; used for `paths` narrowing and cache tests.
+//! `config.busy_ms` makes it compute for that long first (a slow check, for the tests of
+//! what a terminal sees during a long run).
 use reviewhost_guest::{Root, Validator, Verdict};
 use serde::Deserialize;
 
@@ -15,12 +17,18 @@ pub struct Config {
     read: Vec<String>,
     #[serde(default)]
     pass: bool,
+    #[serde(default)]
+    busy_ms: u64,
 }
 
 impl Validator for Probe {
     type Config = Config;
 
     fn validate(id: &str, config: Config, root: &Root) -> Result<Verdict, String> {
+        let started = std::time::Instant::now();
+        while started.elapsed().as_millis() < u128::from(config.busy_ms) {
+            std::hint::spin_loop();
+        }
         let mut lines = vec![format!("id {id}")];
         for dir in &config.list {
             let seen = match std::fs::read_dir(root.path(dir)) {

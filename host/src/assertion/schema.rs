@@ -1,0 +1,259 @@
+//! The assertions file as Rust types, for one purpose: deriving its JSON Schema
+//! (`reviewhost schema`) and checking files against it (`reviewhost validate`).
+//!
+//! The loader in [`super::load`] stays the authority for `run` (it keeps unknown
+//! fields and key order and reports one precise error); these types describe the same
+//! rules, and a test holds the two to agreement on every case the loader rejects. The
+//! schema is stricter in one way, on purpose: it knows the assertion types, so a typo
+//! in `type` is a validation error here, where `run` would evaluate that assertion as
+//! `error`. Properties it does not name are allowed everywhere, as in `run`.
+
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde_json::Value;
+
+/// A file the seed's review loop and `reviewhost run` read and write.
+#[derive(JsonSchema)]
+#[schemars(title = "reviewhost assertions file", extend("additionalProperties" = true))]
+#[allow(dead_code)] // Only the schema is used.
+struct AssertionsFile {
+    /// The plugin or project under review.
+    plugin: Option<String>,
+    /// The review loop's pass budget.
+    max_passes: Option<u64>,
+    /// The pass the loop is in.
+    current_pass: Option<u64>,
+    /// The assertions, run in parallel and reported in this order. Ids are unique.
+    assertions: Vec<Assertion>,
+    /// Written by `reviewhost run`.
+    confidence: Option<Confidence>,
+}
+
+#[derive(JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
+#[allow(dead_code)]
+struct Confidence {
+    passed: Option<u64>,
+    total: Option<u64>,
+    score: Option<f64>,
+}
+
+/// Fields every assertion has.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Common {
+    /// Unique within the file; not blank.
+    #[schemars(regex(pattern = r"\S"))]
+    id: String,
+    /// One line for the report (the text report shows 60 characters).
+    description: Option<String>,
+    /// Written by `reviewhost run`: pass, fail or error.
+    status: Option<Status>,
+    /// Written by `reviewhost run`: why it did not pass, at most 500 characters.
+    failure_output: Option<String>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Status {
+    Pass,
+    Fail,
+    Error,
+}
+
+/// A non-empty string.
+#[derive(JsonSchema)]
+#[schemars(transparent)]
+#[allow(dead_code)]
+struct Text(#[schemars(length(min = 1))] String);
+
+/// What the assertion's check must find. The command types accept every value; a value
+/// that contradicts the `type` makes the assertion an `error` (see `reviewhost lint`).
+#[derive(JsonSchema)]
+#[schemars(transparent)]
+#[allow(dead_code)]
+struct Expected(
+    #[schemars(regex(
+        pattern = r"^(match|no_match|exists|contains|no_output|exit_zero|count:\s*\d+\s*|count>=\s*\d+\s*|equals:[\s\S]*)$"
+    ))]
+    String,
+);
+
+/// One assertion, by `type`.
+#[derive(JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[schemars(extend("additionalProperties" = true))]
+#[allow(dead_code)]
+enum Assertion {
+    /// `path` exists inside the root.
+    FileExists {
+        #[serde(flatten)]
+        common: Common,
+        /// Relative to the root, or absolute inside it.
+        path: Text,
+        expected: Option<Expected>,
+    },
+    /// The file at `path` contains `needle`.
+    FileContent {
+        #[serde(flatten)]
+        common: Common,
+        path: Text,
+        needle: Text,
+        expected: Option<Expected>,
+    },
+    /// The command prints something (run in the sandbox's shell).
+    GrepMatch {
+        #[serde(flatten)]
+        common: Common,
+        command: Text,
+        expected: Option<Expected>,
+    },
+    /// The command prints nothing and nothing in it fails.
+    GrepNotMatch {
+        #[serde(flatten)]
+        common: Common,
+        command: Text,
+        expected: Option<Expected>,
+    },
+    /// The command exits 0.
+    ShellExitZero {
+        #[serde(flatten)]
+        common: Common,
+        command: Text,
+        expected: Option<Expected>,
+    },
+    /// The command exits 0 (a type-check command, in the seed).
+    TypescriptCompile {
+        #[serde(flatten)]
+        common: Common,
+        command: Text,
+        expected: Option<Expected>,
+    },
+    /// A custom validator component decides.
+    Custom {
+        #[serde(flatten)]
+        common: Common,
+        /// The `.wasm` component: relative to the root or the assertions file, or absolute.
+        component: Text,
+        /// When given, a component with another SHA-256 is refused before it is compiled.
+        #[schemars(regex(pattern = "^[0-9a-fA-F]{64}$"))]
+        sha256: Option<String>,
+        /// Handed to the validator as JSON.
+        config: Option<Value>,
+        /// Narrow what the validator sees to these directories.
+        #[schemars(length(min = 1), inner(length(min = 1)))]
+        paths: Option<Vec<String>>,
+    },
+}
+
+/// The JSON Schema (draft 2020-12) of the assertions file.
+pub fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let mut schema = schemars::schema_for!(AssertionsFile).to_value();
+        schema["$id"] =
+            Value::String(format!("https://reviewhost.invalid/schema/assertions-{}.json", env!("CARGO_PKG_VERSION")));
+        schema
+    })
+}
+
+/// One way a document breaks the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON pointer to the offending value (`/assertions/2/path`), `""` for the document.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// Every way `doc` breaks the schema (empty when it conforms).
+pub fn violations(doc: &Value) -> Vec<Violation> {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| jsonschema::validator_for(schema()).expect("the derived schema is valid"));
+    let mut found: Vec<Violation> = validator
+        .iter_errors(doc)
+        .map(|e| Violation { pointer: e.instance_path().to_string(), message: e.to_string() })
+        .collect();
+    found.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+    found.dedup();
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_good_file_conforms() {
+        let doc = json!({
+            "plugin": "p", "max_passes": 5, "current_pass": 1, "extra": true,
+            "assertions": [
+                {"id": "A", "type": "file_exists", "path": "README.md", "note": "kept"},
+                {"id": "B", "type": "grep_not_match", "command": "grep -rn X src", "expected": "no_match",
+                 "status": "fail", "failure_output": "x"},
+                {"id": "C", "type": "shell_exit_zero", "command": "grep -c x f", "expected": "count>=2"},
+                {"id": "D", "type": "custom", "component": "c.wasm", "config": {"n": 1}, "paths": ["src"],
+                 "sha256": "ab".repeat(32)}
+            ],
+            "confidence": {"passed": 0, "total": 0, "score": 0.0}
+        });
+        assert_eq!(violations(&doc), vec![]);
+    }
+
+    /// The schema and the loader `run` uses agree: whatever the loader refuses, the
+    /// schema refuses too (but duplicate ids, which `validate` takes from the loader).
+    #[test]
+    fn the_schema_refuses_what_the_loader_refuses() {
+        let refused = [
+            r#"[]"#,
+            r#"{"plugin": "x"}"#,
+            r#"{"assertions": {}}"#,
+            r#"{"plugin": 3, "assertions": []}"#,
+            r#"{"max_passes": "5", "assertions": []}"#,
+            r#"{"current_pass": -1, "assertions": []}"#,
+            r#"{"confidence": 1, "assertions": []}"#,
+            r#"{"assertions": [7]}"#,
+            r#"{"assertions": [{"type": "file_exists", "path": "a"}]}"#,
+            r#"{"assertions": [{"id": "", "type": "file_exists", "path": "a"}]}"#,
+            r#"{"assertions": [{"id": "  ", "type": "file_exists", "path": "a"}]}"#,
+            r#"{"assertions": [{"id": 1, "type": "file_exists", "path": "a"}]}"#,
+            r#"{"assertions": [{"id": "A"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": 3}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "file_exists", "description": 3, "path": "a"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "file_exists"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "file_exists", "path": ""}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "file_content", "path": "a"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "grep_match", "command": 7}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "typescript_compile", "command": ""}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "custom"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "custom", "component": "c", "sha256": "abc"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "custom", "component": "c", "paths": "src"}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "custom", "component": "c", "paths": []}]}"#,
+            r#"{"assertions": [{"id": "A", "type": "custom", "component": "c", "paths": [""]}]}"#,
+        ];
+        for text in refused {
+            assert!(super::super::parse(std::path::Path::new("f"), text.as_bytes()).is_err(), "loader takes {text}");
+            let doc: Value = serde_json::from_str(text).unwrap();
+            assert!(!violations(&doc).is_empty(), "schema takes {text}");
+        }
+    }
+
+    #[test]
+    fn violations_point_at_the_field() {
+        let doc = json!({"assertions": [
+            {"id": "A", "type": "file_exists", "path": "ok"},
+            {"id": "B", "type": "file_exists", "path": ""}
+        ]});
+        let found = violations(&doc);
+        assert!(found.iter().any(|v| v.pointer.starts_with("/assertions/1")), "{found:?}");
+        assert!(found.iter().all(|v| !v.pointer.starts_with("/assertions/0")), "{found:?}");
+        assert!(!violations(&json!({"assertions": [{"id": "X", "type": "frobnicate"}]})).is_empty());
+        assert!(
+            !violations(&json!({"assertions": [{"id": "X", "type": "grep_match", "command": "x",
+            "expected": "sometimes"}]}))
+            .is_empty()
+        );
+    }
+}

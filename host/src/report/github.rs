@@ -1,0 +1,139 @@
+//! GitHub Actions: workflow-command annotations on stdout and a Markdown summary for
+//! `$GITHUB_STEP_SUMMARY`.
+//!
+//! A `fail` is an `::error`, an `error` (could not be evaluated) a `::warning`, each on
+//! the first location of its result. Messages and properties are escaped the way the
+//! runner unescapes them: `%`, `\r`, `\n` everywhere, and `:` and `,` in properties,
+//! so an untrusted message cannot end its annotation early or forge another one.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::{details, file_label, locations};
+use crate::assertion::Status;
+use crate::run::RunReport;
+
+/// Escapes the message part of a workflow command.
+pub fn escape_data(text: &str) -> String {
+    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Escapes a property value (`file=`, `title=`) of a workflow command.
+pub fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub(super) fn write_annotations(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    for (assertion, outcome) in &report.results {
+        let (command, what) = match outcome.status {
+            Status::Pass => continue,
+            Status::Fail => ("error", "failed"),
+            Status::Error => ("warning", "could not be evaluated"),
+        };
+        let place = locations(report, assertion, outcome).into_iter().next();
+        let mut properties = Vec::new();
+        if let Some(place) = place {
+            properties.push(format!("file={}", escape_property(&place.path)));
+            if let Some(line) = place.line {
+                properties.push(format!("line={line}"));
+            }
+        }
+        let title = format!("{} {what} ({})", assertion.id, assertion.type_name);
+        properties.push(format!("title={}", escape_property(&title)));
+        writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&details(outcome)))?;
+    }
+    Ok(())
+}
+
+/// Appends a Markdown summary of `report` to the file at `path` (`$GITHUB_STEP_SUMMARY`).
+pub fn write_step_summary(report: &RunReport, path: &Path) -> io::Result<()> {
+    let mut out = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let c = report.confidence;
+    let mut text = format!(
+        "### reviewhost: {}\n\n**{}%** ({}/{} assertions passing)\n\n",
+        markdown(&file_label(report)),
+        c.percent(),
+        c.passed,
+        c.total
+    );
+    let failing: Vec<_> = report.results.iter().filter(|(_, o)| o.status != Status::Pass).collect();
+    if !failing.is_empty() {
+        text.push_str("| | Assertion | Type | Description | Why |\n|---|---|---|---|---|\n");
+        for (assertion, outcome) in failing {
+            let icon = if outcome.status == Status::Fail { "❌" } else { "⚠️" };
+            let why: String = outcome.message.lines().next().unwrap_or("").chars().take(200).collect();
+            text.push_str(&format!(
+                "| {icon} | {} | {} | {} | {} |\n",
+                markdown(&assertion.id),
+                markdown(&assertion.type_name),
+                markdown(&assertion.description),
+                markdown(&why)
+            ));
+        }
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())
+}
+
+/// Text safe inside a Markdown table cell: no cell breaks, no HTML, no line breaks.
+fn markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '`' | '*' | '_' | '[' | ']' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the Actions runner does with a command's message and properties.
+    fn unescape_data(text: &str) -> String {
+        text.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+    }
+
+    fn unescape_property(text: &str) -> String {
+        unescape_data(&text.replace("%3A", ":").replace("%2C", ","))
+    }
+
+    #[test]
+    fn escaping_round_trips() {
+        let samples = [
+            "plain",
+            "100% sure",
+            "%0A is not a newline",
+            "%25",
+            "a\r\nb\nc\rd",
+            "file:line,col",
+            "::error::forged",
+            "%3A%2C literally",
+            "é ü 日本 %",
+            "",
+        ];
+        for sample in samples {
+            let data = escape_data(sample);
+            assert!(!data.contains(['\n', '\r']), "{data:?}");
+            assert_eq!(unescape_data(&data), sample);
+            let property = escape_property(sample);
+            assert!(!property.contains([':', ',', '\n', '\r']), "{property:?}");
+            assert_eq!(unescape_property(&property), sample);
+        }
+    }
+
+    #[test]
+    fn markdown_cells_cannot_break_the_table() {
+        assert_eq!(markdown("a|b\n<script>"), "a\\|b &lt;script&gt;");
+    }
+}

@@ -1,0 +1,92 @@
+//! SARIF 2.1.0, with what GitHub code scanning requires: `$schema`, `version`, a tool
+//! driver with `rules[]`, and per result `ruleId`, `level`, `message.text`, a physical
+//! location and `partialFingerprints`.
+//!
+//! Each assertion is a rule (`id` = the assertion's id, stable across the passes of a
+//! review; `shortDescription` = its description), so an alert reads like the assertion
+//! and closes when it passes. Only results that did not pass are reported: `fail` is
+//! level `error`, `error` (could not be evaluated) is level `warning`.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde_sarif::sarif::{
+    ArtifactLocation, Location as SarifLocation, Message, MultiformatMessageString, PhysicalLocation, PropertyBag,
+    Region, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
+};
+use sha2::{Digest, Sha256};
+
+use super::{Location, details, locations};
+use crate::assertion::Status;
+use crate::run::RunReport;
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+/// Bumped only if the fingerprint recipe changes (it would reopen every alert).
+const FINGERPRINT_KEY: &str = "reviewhostAssertion/v1";
+
+pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut rules = Vec::new();
+    let mut results = Vec::new();
+    for (index, (assertion, outcome)) in report.results.iter().enumerate() {
+        let mut properties = BTreeMap::new();
+        properties.insert("type".to_string(), serde_json::Value::String(assertion.type_name.clone()));
+        let description = match assertion.description.as_str() {
+            "" => format!("{} assertion {}", assertion.type_name, assertion.id),
+            d => d.to_string(),
+        };
+        rules.push(
+            ReportingDescriptor::builder()
+                .id(assertion.id.as_str())
+                .name(assertion.type_name.as_str())
+                .short_description(MultiformatMessageString::builder().text(description).build())
+                .properties(PropertyBag::builder().additional_properties(properties).build())
+                .build(),
+        );
+        let level = match outcome.status {
+            Status::Pass => continue,
+            Status::Fail => ResultLevel::Error,
+            Status::Error => ResultLevel::Warning,
+        };
+        let text = match outcome.status {
+            Status::Error => format!("{}: could not be evaluated: {}", assertion.id, details(outcome)),
+            _ => format!("{}: {}", assertion.id, details(outcome)),
+        };
+        let places = locations(report, assertion, outcome);
+        let mut fingerprint = Sha256::new();
+        fingerprint.update(assertion.id.as_bytes());
+        for e in &outcome.evidence {
+            fingerprint.update([0]);
+            fingerprint.update(e.path.as_bytes());
+            fingerprint.update([0]);
+            fingerprint.update(e.text.as_bytes());
+        }
+        let fingerprints = BTreeMap::from([(FINGERPRINT_KEY.to_string(), format!("{:x}", fingerprint.finalize()))]);
+        results.push(
+            SarifResult::builder()
+                .rule_id(assertion.id.as_str())
+                .rule_index(index as i64)
+                .level(level)
+                .message(Message::builder().text(text).build())
+                .locations(places.iter().take(10).map(location).collect::<Vec<_>>())
+                .partial_fingerprints(fingerprints)
+                .build(),
+        );
+    }
+    let driver = ToolComponent::builder().name("reviewhost").version(env!("CARGO_PKG_VERSION")).rules(rules).build();
+    let run = Run::builder().tool(Tool::builder().driver(driver).build()).results(results).build();
+    let sarif = Sarif::builder().schema(SCHEMA).version(serde_json::json!("2.1.0")).runs(vec![run]).build();
+    serde_json::to_writer_pretty(&mut *out, &sarif)?;
+    writeln!(out)
+}
+
+fn location(place: &Location) -> SarifLocation {
+    let artifact = ArtifactLocation::builder().uri(place.path.as_str()).build();
+    let physical = match place.line {
+        Some(line) => PhysicalLocation::builder()
+            .artifact_location(artifact)
+            .region(Region::builder().start_line(i64::from(line.max(1))).build())
+            .build(),
+        None => PhysicalLocation::builder().artifact_location(artifact).build(),
+    };
+    SarifLocation::builder().physical_location(physical).build()
+}

@@ -1,0 +1,320 @@
+//! What `reviewhost run` reports for CI: JUnit validated against an XSD, SARIF against
+//! the SARIF 2.1.0 schema with GitHub's required fields, GitHub annotations and step
+//! summary, several reports in one run, `--shard`, `--fail-on`, and the schema,
+//! `validate` and `completions` subcommands.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+/// A repository whose assertions end in every status: P-1 passes; F-1 fails with a
+/// grep hit as evidence (src/a.rs line 2); F-2 fails without evidence; E-1 cannot be
+/// evaluated. Descriptions carry the characters that need escaping.
+fn repository() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.rs"), "fn main() {}\n// TODO: 100%, really\n").unwrap();
+    std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
+    let file = assertions_file(
+        dir.path(),
+        json!([
+            {"id": "P-1", "type": "file_exists", "description": "readme exists", "path": "README.md"},
+            {"id": "F-1", "type": "grep_not_match", "description": "no TODO: in src, 100% <done>",
+             "command": "grep -rn TODO src"},
+            {"id": "F-2", "type": "file_exists", "description": "a missing file", "path": "missing.txt"},
+            {"id": "E-1", "type": "frobnicate", "description": "unknown type"}
+        ]),
+    );
+    (dir, file)
+}
+
+/// `reviewhost run FILE --root DIR ARGS` with DIR as the working directory.
+fn run_in(dir: &Path, file: &Path, args: &[&str]) -> Output {
+    reviewhost().current_dir(dir).arg("run").arg(file).arg("--root").arg(dir).args(args).output().unwrap()
+}
+
+fn xmllint() -> &'static str {
+    assert!(
+        Command::new("xmllint").arg("--version").output().is_ok(),
+        "xmllint is needed to validate JUnit output (Debian: libxml2-utils; .ci/run installs it)"
+    );
+    "xmllint"
+}
+
+#[test]
+fn junit_validates_against_the_xsd_and_carries_each_outcome() {
+    let (dir, file) = repository();
+    let out = run_in(dir.path(), &file, &["--format", "junit", "--output", "junit.xml", "--no-write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // The terminal still gets the text summary.
+    assert!(stdout(&out).contains("Confidence: 25% (1/4 assertions passing)"), "{}", stdout(&out));
+
+    let report = dir.path().join("junit.xml");
+    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/junit.xsd");
+    let lint = Command::new(xmllint()).arg("--noout").arg("--schema").arg(&xsd).arg(&report).output().unwrap();
+    assert!(lint.status.success(), "{}\n{}", stderr(&lint), std::fs::read_to_string(&report).unwrap());
+
+    let xml = std::fs::read_to_string(&report).unwrap();
+    assert!(xml.contains(r#"tests="4""#) && xml.contains(r#"failures="2""#) && xml.contains(r#"errors="1""#), "{xml}");
+    assert!(xml.contains(r#"<testcase name="P-1: readme exists" classname="reviewhost.file_exists""#), "{xml}");
+    // A fail is a <failure> with the evidence in its body, an error an <error>.
+    let failure = &xml[xml.find(r#"name="F-1"#).unwrap()..];
+    let failure = &failure[..failure.find("</testcase>").unwrap()];
+    assert!(failure.contains("<failure") && failure.contains("src/a.rs:2: // TODO: 100%, really"), "{failure}");
+    assert!(failure.contains("&lt;done&gt;"), "description is escaped: {failure}");
+    let error = &xml[xml.find(r#"name="E-1"#).unwrap()..];
+    assert!(error[..error.find("</testcase>").unwrap()].contains("<error"), "{error}");
+}
+
+#[test]
+fn sarif_validates_against_the_2_1_0_schema_with_what_github_requires() {
+    let (dir, file) = repository();
+    let out = run_in(dir.path(), &file, &["--format", "sarif", "-o", "review.sarif", "--no-write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let sarif: Value = serde_json::from_slice(&std::fs::read(dir.path().join("review.sarif")).unwrap()).unwrap();
+
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/sarif-schema-2.1.0.json");
+    let mut schema: Value = serde_json::from_slice(&std::fs::read(schema_path).unwrap()).unwrap();
+    // The published schema's language-tag patterns (`run.language`,
+    // `toolComponent.language`) have a stray `]` (`^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`)
+    // that a strict regex engine rejects; their intent (`en`, `en-US`) is restored here.
+    // reviewhost emits no `language`.
+    let fixed = repair_pattern(&mut schema, "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$", "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$");
+    assert_eq!(fixed, 2, "the vendored schema changed");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    assert!(sarif["$schema"].as_str().unwrap().contains("sarif"));
+    assert_eq!(sarif["version"], "2.1.0");
+    let run = &sarif["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "reviewhost");
+    let rule_ids: Vec<&str> =
+        run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(rule_ids, ["P-1", "F-1", "F-2", "E-1"]);
+    let results = run["results"].as_array().unwrap();
+    let by_rule = |id: &str| results.iter().find(|r| r["ruleId"] == id).unwrap_or_else(|| panic!("{id}: {results:#?}"));
+    assert!(results.iter().all(|r| r["ruleId"] != "P-1"), "passing assertions are not results");
+    for result in results {
+        assert!(result["message"]["text"].as_str().is_some_and(|t| !t.is_empty()));
+        assert!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].is_string(), "{result}");
+        assert!(!result["partialFingerprints"].as_object().unwrap().is_empty(), "{result}");
+    }
+    let f1 = by_rule("F-1");
+    assert_eq!(f1["level"], "error");
+    assert_eq!(f1["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/a.rs");
+    assert_eq!(f1["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+    // Without evidence, a result points at its assertion in the assertions file.
+    let f2 = by_rule("F-2");
+    assert_eq!(f2["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "review-assertions.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text.lines().position(|l| l.contains(r#""id": "F-2""#)).unwrap() + 1;
+    assert_eq!(f2["locations"][0]["physicalLocation"]["region"]["startLine"], line);
+    assert_eq!(by_rule("E-1")["level"], "warning");
+
+    // Fingerprints are stable from run to run.
+    let again = run_in(dir.path(), &file, &["--format", "sarif", "--no-write"]);
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["runs"][0]["results"][0]["partialFingerprints"], results[0]["partialFingerprints"]);
+}
+
+/// Replaces every `"pattern": from` in `schema`; returns how many.
+fn repair_pattern(schema: &mut Value, from: &str, to: &str) -> usize {
+    match schema {
+        Value::Object(map) => {
+            let mut n = 0;
+            for (key, value) in map.iter_mut() {
+                if key == "pattern" && value == from {
+                    *value = json!(to);
+                    n += 1;
+                } else {
+                    n += repair_pattern(value, from, to);
+                }
+            }
+            n
+        }
+        Value::Array(items) => items.iter_mut().map(|v| repair_pattern(v, from, to)).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn github_annotations_escape_and_the_step_summary_is_appended() {
+    let (dir, _file) = repository();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let out = reviewhost()
+        .current_dir(dir.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["run", "review-assertions.json", "--format", "github", "--no-write"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("Confidence: 25%"), "the text report is kept: {text}");
+    let annotations: Vec<&str> = text.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(annotations.len(), 3, "{text}");
+    let f1 = annotations.iter().find(|l| l.contains("F-1")).unwrap();
+    assert!(f1.starts_with("::error file=src/a.rs,line=2,title=F-1 failed (grep_not_match)::"), "{f1}");
+    // The message's newline and % are escaped; the evidence line is in it.
+    assert!(f1.contains("%0Asrc/a.rs:2: // TODO: 100%25, really"), "{f1}");
+    let e1 = annotations.iter().find(|l| l.contains("E-1")).unwrap();
+    assert!(e1.starts_with("::warning file=review-assertions.json,line="), "{e1}");
+
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("earlier step\n### reviewhost: review-assertions.json"), "{md}");
+    assert!(md.contains("**25%** (1/4 assertions passing)"), "{md}");
+    assert!(md.contains("| ❌ | F-1 | grep\\_not\\_match | no TODO: in src, 100% &lt;done&gt; |"), "{md}");
+    assert!(md.contains("| ⚠️ | E-1 |"), "{md}");
+}
+
+#[test]
+fn several_reports_in_one_run() {
+    let (dir, file) = repository();
+    let out = run_in(
+        dir.path(),
+        &file,
+        &["--format", "junit", "-o", "j.xml", "--format", "json", "--format", "sarif", "-o", "s.sarif"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // json has no --output after it: it is the stdout report.
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["results"].as_array().unwrap().len(), 4);
+    assert!(std::fs::read_to_string(dir.path().join("j.xml")).unwrap().contains("<testsuites"));
+    assert!(std::fs::read_to_string(dir.path().join("s.sarif")).unwrap().contains("\"2.1.0\""));
+    assert_eq!(statuses(&file)[1], ("F-1".into(), "fail".into()), "the file is still written back");
+}
+
+#[test]
+fn report_arguments_that_cannot_work_exit_2_before_running() {
+    let (dir, file) = repository();
+    let before = sha256(&file);
+    for (args, says) in [
+        (&["--output", "x.xml"][..], "has no --format before it"),
+        (&["--format", "json", "--format", "sarif"][..], "only one report can go to stdout"),
+        (&["--format", "junit", "--output", "no/such/dir/j.xml"][..], "does not exist"),
+        (&["--shard", "3/2"][..], "expected K/N"),
+    ] {
+        let out = run_in(dir.path(), &file, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert_eq!(sha256(&file), before, "nothing ran, nothing was written");
+}
+
+#[test]
+fn fail_on_chooses_which_outcomes_fail_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), "").unwrap();
+    let only_error = assertions_file(
+        dir.path(),
+        json!([{"id": "E", "type": "nope"}, {"id": "P", "type": "file_exists", "path": "a"}]),
+    );
+    let code = |args: &[&str]| run_in(dir.path(), &only_error, args).status.code();
+    assert_eq!(code(&["--no-write"]), Some(1));
+    assert_eq!(code(&["--no-write", "--fail-on", "any"]), Some(1));
+    assert_eq!(code(&["--no-write", "--fail-on", "fail"]), Some(0));
+    let with_fail = assertions_file(dir.path(), json!([{"id": "F", "type": "file_exists", "path": "missing"}]));
+    let code = |args: &[&str]| run_in(dir.path(), &with_fail, args).status.code();
+    assert_eq!(code(&["--no-write", "--fail-on", "fail"]), Some(1));
+    assert_eq!(code(&["--no-write", "--fail-on", "never"]), Some(0));
+}
+
+#[test]
+fn shards_run_disjoint_parts_that_cover_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("here"), "").unwrap();
+    let assertions: Vec<Value> = (0..30)
+        .map(|i| json!({"id": format!("S-{i:02}"), "type": "file_exists", "path": if i % 3 == 0 { "gone" } else { "here" }}))
+        .collect();
+    let file = assertions_file(dir.path(), Value::Array(assertions));
+    let mut seen = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let out = run_in(dir.path(), &file, &["--shard", &shard, "--format", "json"]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ids: Vec<String> =
+            report["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+        assert!(!ids.is_empty() && ids.len() < 30, "shard {shard}: {ids:?}");
+        // The same shard twice is the same set.
+        let again = run_in(dir.path(), &file, &["--shard", &shard, "--format", "json", "--no-write"]);
+        let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+        assert_eq!(again["results"].as_array().unwrap().len(), ids.len());
+        seen.extend(ids);
+    }
+    seen.sort();
+    let all: Vec<String> = (0..30).map(|i| format!("S-{i:02}")).collect();
+    assert_eq!(seen, all, "every assertion in exactly one shard");
+    // Shards taking turns on one file leave every status and a whole-file confidence.
+    let doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(doc["confidence"], json!({"passed": 20, "total": 30, "score": 0.6667}));
+    assert!(statuses(&file).iter().all(|(_, s)| s == "pass" || s == "fail"));
+}
+
+#[test]
+fn schema_is_printed_and_validate_lists_every_problem() {
+    let out = reviewhost().arg("schema").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(schema["$schema"].as_str().unwrap().contains("json-schema.org"), "{schema}");
+    assert!(jsonschema::meta::is_valid(&schema), "the schema is itself a valid JSON Schema");
+
+    // Every bundled example conforms, by the printed schema and by `validate`.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for example in ["basic/assertions.json", "custom/assertions.json"] {
+        let path = examples.join(example);
+        let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert!(validator.is_valid(&doc), "{example}");
+        let out = reviewhost().arg("validate").arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{example}: {}", stdout(&out));
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    let before = r#"{"assertions": [
+        {"id": "A", "type": "file_exists", "path": ""},
+        {"id": "B", "type": "grep_match"},
+        {"id": "C", "type": "grep_matchh", "command": "true"},
+        {"id": "D", "type": "custom", "component": "c.wasm", "sha256": "xyz"}
+    ]}"#;
+    std::fs::write(&bad, before).unwrap();
+    let out = reviewhost().arg("validate").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    for pointer in ["/assertions/0", "/assertions/1", "/assertions/2", "/assertions/3"] {
+        assert!(text.contains(&format!("bad.json: {pointer}")), "{pointer} in {text}");
+    }
+    assert_eq!(std::fs::read_to_string(&bad).unwrap(), before, "validate writes nothing");
+
+    std::fs::write(&bad, r#"{"assertions": [{"id": "A", "type": "file_exists", "path": "x"}, {"id": "A", "type": "file_exists", "path": "y"}]}"#).unwrap();
+    let out = reviewhost().arg("validate").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("duplicate id"), "{}", stdout(&out));
+
+    std::fs::write(&bad, "{\n  \"assertions\": [,]\n}").unwrap();
+    let out = reviewhost().arg("validate").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("bad.json:2:18: invalid JSON"), "{}", stdout(&out));
+
+    let out = reviewhost().arg("validate").arg(dir.path().join("none.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("hint: pass the assertions file"), "{}", stderr(&out));
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for (shell, marker) in
+        [("bash", "_reviewhost()"), ("zsh", "#compdef reviewhost"), ("fish", "complete -c reviewhost")]
+    {
+        let out = reviewhost().args(["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {}", &script[..script.len().min(300)]);
+        assert!(script.contains("fail-on") && script.contains("validate"), "{shell} completes flags and subcommands");
+    }
+}
