@@ -30,6 +30,9 @@ impl Rng {
     }
 }
 
+/// `kill -9` iterations: enough to land in every phase of a run many times.
+const KILLS: usize = 200;
+
 #[test]
 fn kill_dash_nine_at_random_points_leaves_the_old_or_the_new_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -50,7 +53,7 @@ fn kill_dash_nine_at_random_points_leaves_the_old_or_the_new_file() {
     let mut rng = Rng(seed);
     let span = full_run.as_micros() as u64 + 1;
     let (mut saw_old, mut saw_new) = (0, 0);
-    for i in 0..60 {
+    for i in 0..KILLS {
         let mut child = reviewhost()
             .arg("run")
             .arg(&file)
@@ -59,7 +62,9 @@ fn kill_dash_nine_at_random_points_leaves_the_old_or_the_new_file() {
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.next() % span));
+        // Half the kills land in the last third of a run, where the write-back happens.
+        let at = if i % 2 == 0 { span * 2 / 3 + rng.next() % (span / 3 + 1) } else { rng.next() % span };
+        std::thread::sleep(Duration::from_micros(at));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         let now = std::fs::read(&file).unwrap();
@@ -77,7 +82,7 @@ fn kill_dash_nine_at_random_points_leaves_the_old_or_the_new_file() {
             std::fs::write(&file, &old).unwrap();
         }
     }
-    eprintln!("kill -9 x60: old {saw_old}, new {saw_new} (seed {seed})");
+    eprintln!("kill -9 x{KILLS}: old {saw_old}, new {saw_new} (seed {seed})");
 }
 
 #[test]

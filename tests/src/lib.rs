@@ -21,3 +21,9 @@ pub const EXAMPLE_LICENSE_HEADER: &str = env!("TEST_COMPONENT_EXAMPLE_LICENSE_HE
 pub const EXAMPLE_JSON_SCHEMA: &str = env!("TEST_COMPONENT_EXAMPLE_JSON_SCHEMA");
 /// Example: no Rust function is longer than `max` lines (`checks/examples/max-function-lines`).
 pub const EXAMPLE_MAX_FUNCTION_LINES: &str = env!("TEST_COMPONENT_EXAMPLE_MAX_FUNCTION_LINES");
+/// One attack per assertion, chosen by `config.attack` (see its crate docs).
+pub const HOSTILE: &str = env!("TEST_COMPONENT_HOSTILE");
+/// A validator whose static constructor loops forever.
+pub const INIT_SPIN: &str = env!("TEST_COMPONENT_INIT_SPIN");
+/// A validator whose static constructor traps.
+pub const INIT_TRAP: &str = env!("TEST_COMPONENT_INIT_TRAP");

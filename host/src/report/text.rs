@@ -88,6 +88,9 @@ pub fn write_text(report: &RunReport, style: &TextStyle, out: &mut dyn Write) ->
     }
     let c = report.confidence;
     let color = if c.passed == c.total { GREEN } else { RED };
-    let line = format!("Confidence: {}% ({}/{} assertions passing)", c.percent(), c.passed, c.total);
+    let mut line = format!("Confidence: {}% ({}/{} assertions passing)", c.percent(), c.passed, c.total);
+    if let Some(shard) = report.shard {
+        line.push_str(&format!(" in shard {shard}"));
+    }
     writeln!(out, "\n{}", style.paint(color, &line))
 }

@@ -278,6 +278,10 @@ impl Sandbox {
     /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].
     fn compile(&self, name: &str, wasm: &[u8]) -> Result<Component, SandboxError> {
         let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
+        if wasm.starts_with(b"\x7fELF") {
+            // Precompiled native code runs unchecked: only the host's own cache is trusted.
+            return Err(refused("a precompiled native artifact, not a WebAssembly file (never loaded)".into()));
+        }
         if !wasm.starts_with(b"\0asm") {
             return Err(refused("not a WebAssembly file".into()));
         }
@@ -399,9 +403,8 @@ fn semver_compatible(version: &str, expected: &str) -> bool {
 
 /// Names the limit or failure behind a wasmtime error.
 fn classify(error: &wasmtime::Error, hit: Option<LimitHit>, pipes: &[&MemoryOutputPipe], limits: Limits) -> EvalError {
-    if let Some(Trap::Interrupt) = error.downcast_ref::<Trap>() {
-        return EvalError::Timeout(limits.timeout);
-    }
+    // A limit the check ran into explains what followed (a guest that ignores a refused
+    // write and spins until the deadline was still stopped by the output cap first).
     match hit {
         Some(LimitHit::Memory) => return EvalError::Memory(limits.memory),
         Some(LimitHit::Table) => return EvalError::Table,
@@ -410,13 +413,21 @@ fn classify(error: &wasmtime::Error, hit: Option<LimitHit>, pipes: &[&MemoryOutp
     if pipes.iter().any(|p| p.contents().len() >= limits.output) {
         return EvalError::Output(limits.output);
     }
+    if let Some(Trap::Interrupt) = error.downcast_ref::<Trap>() {
+        return EvalError::Timeout(limits.timeout);
+    }
     if let Some(exit) = error.downcast_ref::<I32Exit>() {
         return EvalError::Exited(exit.0);
     }
     // A Rust guest's panic message is on its stderr: the most useful line for a human.
     let stderr = pipes.last().map(|p| p.contents()).unwrap_or_default();
     let stderr = String::from_utf8_lossy(&stderr);
-    let panic = stderr.lines().find(|l| l.contains("panicked at")).map(str::trim);
+    // `thread '…' panicked at FILE:LINE:COL:` and, on the next line, the panic message.
+    let mut lines = stderr.lines();
+    let panic = lines.by_ref().find(|l| l.contains("panicked at")).map(|at| match lines.next() {
+        Some(message) if !message.trim().is_empty() => format!("{} {}", at.trim(), message.trim()),
+        _ => at.trim().to_string(),
+    });
     let trap = error.downcast_ref::<Trap>().map_or_else(|| format!("{error:#}"), |t| t.to_string());
     match panic {
         Some(line) => EvalError::Trap(format!("{trap} ({line})")),
