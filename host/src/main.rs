@@ -200,6 +200,12 @@ struct ValidateArgs {
 }
 
 fn main() -> ExitCode {
+    #[cfg(not(target_arch = "x86_64"))]
+    eprintln!(
+        "reviewhost: warning: wasmtime's Cranelift backend is tier 1 only on x86-64; on {} the sandbox \
+         rests on a less-tested backend (docs/security-model.md)",
+        std::env::consts::ARCH
+    );
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
