@@ -11,6 +11,7 @@ pub mod assertion;
 pub mod authoring;
 pub mod check;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod sandbox;
 

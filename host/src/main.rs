@@ -102,6 +102,38 @@ Examples:
 
 Exit codes: 0 valid, 1 invalid (every problem listed), 2 the file could not be read.")]
     Validate(ValidateArgs),
+    /// Run the review loop: analysts, assertions, implementer, sandboxed run, fix-agent, until done.
+    #[command(after_help = "\
+Each pass: analysts (read-only agents) review the repository and end their answers with an
+`## Assertions` JSON block; the assertions are checked, merged into the assertions file by
+id and run in the sandbox after an implementer agent works on the open findings; failures
+go to a fix-agent once, then the file is run again. The loop ends at Zero findings,
+Budget reached (--max-passes), Plateau or Divergence. Agents are programs named in
+reviewhost.toml (see docs/review-loop.md); state, events and reports are in .reviewhost/.
+
+Examples:
+  reviewhost review
+  reviewhost review . --max-passes 3
+  reviewhost review --config reviewhost.toml --prompt-budget 200000
+
+After an aborted pass (exit 2): reviewhost review --resume
+
+Exit codes: 0 converged (every assertion passes), 1 stopped with failures,
+2 aborted (a failed agent call or an unusable answer; continue with --resume).")]
+    Review(ReviewArgs),
+    /// List the agent definitions the review loop uses, and where each comes from.
+    #[command(after_help = "\
+Definitions are embedded in reviewhost; a project overrides one by placing a file of the
+same name in .reviewhost/agents/ (Markdown with YAML front matter).
+
+Examples:
+  reviewhost agents
+  reviewhost agents --root .")]
+    Agents {
+        /// The repository whose .reviewhost/agents/ may override the defaults.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
     /// Print a shell completion script.
     #[command(after_help = "\
 Examples:
@@ -194,6 +226,37 @@ enum FailOn {
 }
 
 #[derive(clap::Args)]
+struct ReviewArgs {
+    /// The repository to review.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Passes before the loop stops with "Budget reached".
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    max_passes: u32,
+    /// Continue the review in .reviewhost/ from the start of its unfinished pass.
+    #[arg(long)]
+    resume: bool,
+    /// The agent configuration [default: PATH/reviewhost.toml].
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// The assertions file, relative to PATH.
+    #[arg(long, default_value = ".claude/state/review-assertions.json")]
+    assertions: PathBuf,
+    /// Bytes an agent prompt may have; a larger one aborts the pass.
+    #[arg(long, default_value_t = reviewhost::review::prompt::DEFAULT_BUDGET)]
+    prompt_budget: usize,
+    /// Assertions evaluated at once [default: number of CPUs].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Time limit per assertion.
+    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
+    timeout: Duration,
+    /// Memory limit per assertion.
+    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
+    memory: u64,
+}
+
+#[derive(clap::Args)]
 struct ValidateArgs {
     /// The assertions file [default: $ASSERTIONS_FILE, else .claude/state/review-assertions.json]
     file: Option<PathBuf>,
@@ -218,6 +281,8 @@ fn main() -> ExitCode {
         Command::Test(args) => test(args),
         Command::Schema => schema(),
         Command::Validate(args) => validate(args),
+        Command::Review(args) => review(args),
+        Command::Agents { root } => agents(&root),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "reviewhost", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -458,6 +523,52 @@ impl Progress {
         }
         self.bar.finish_and_clear();
     }
+}
+
+fn review(args: ReviewArgs) -> anyhow::Result<ExitCode> {
+    use reviewhost::review::{self, EndState, ReviewError, ReviewOptions, agent::Config};
+    let (config_path, required) = match &args.config {
+        Some(path) => (path.clone(), true),
+        None => (args.path.join(review::agent::CONFIG_FILE), false),
+    };
+    let config = Config::load(&config_path, required)?;
+    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
+    let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache())?;
+    let options = ReviewOptions {
+        root: args.path,
+        assertions_file: args.assertions,
+        max_passes: args.max_passes,
+        resume: args.resume,
+        config,
+        prompt_budget: args.prompt_budget,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match review::review(&runner, &options, &mut stdout) {
+        Ok(outcome) => {
+            let _ = writeln!(stdout, "Final report: {}", outcome.final_report.display());
+            Ok(if outcome.end == EndState::ZeroFindings { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Err(error @ ReviewError::Aborted { .. }) => {
+            eprintln!("reviewhost: {error}");
+            Ok(ExitCode::from(2))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn agents(root: &Path) -> anyhow::Result<ExitCode> {
+    use reviewhost::review::definitions::{self, Source};
+    let mut stdout = std::io::stdout().lock();
+    for d in definitions::load(root)? {
+        let source = match &d.source {
+            Source::Embedded => "embedded default".to_string(),
+            Source::Project(path) => path.display().to_string(),
+        };
+        let track = d.track.as_deref().map(|t| format!(" track {t}")).unwrap_or_default();
+        writeln!(stdout, "{:<20} {:<12} {source}", d.name, format!("{}{track}", d.role.as_str()))?;
+        writeln!(stdout, "{:<20} tools: {}", "", d.tools.join(", "))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn schema() -> anyhow::Result<ExitCode> {

@@ -16,6 +16,7 @@ mod hostile;
 mod isolation;
 mod limits;
 mod reports;
+mod review;
 mod seed;
 mod terminal;
 mod write_back;

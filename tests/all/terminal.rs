@@ -168,10 +168,27 @@ fn every_help_example_runs() {
     )
     .unwrap();
 
+    // Agents for `reviewhost review`: every one answers that nothing is open.
+    let agent = repo.join("tests/agents/scripted_agent.py");
+    let quiet = json!({"response": "Nothing open.\n\n## Assertions\n\n```json\n[]\n```\n"});
+    let script = json!({"principles-analyst": [quiet], "ux-analyst": [quiet], "docs-analyst": [quiet],
+                        "implementer": [{"response": "done"}], "fix-agent": [{"response": "done"}]});
+    let script_path = dir.path().join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    std::fs::write(
+        here.join("reviewhost.toml"),
+        format!(
+            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\n",
+            agent.display().to_string(),
+            script_path.display().to_string()
+        ),
+    )
+    .unwrap();
+
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
-    for subcommand in ["run", "lint", "new", "test", "schema", "validate", "completions"] {
+    for subcommand in ["run", "lint", "new", "test", "schema", "validate", "completions", "review", "agents"] {
         for example in examples(subcommand) {
             let out = Command::new("sh")
                 .arg("-c")

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use load::{LoadError, load, parse};
-pub use save::{FileLock, SaveError};
+pub use save::{FileLock, SaveError, write_json_atomically};
 
 /// A loaded, validated assertions file.
 #[derive(Debug, Clone)]

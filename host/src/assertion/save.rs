@@ -60,20 +60,66 @@ impl AssertionsFile {
     }
 
     fn save_to(&self, path: &Path) -> io::Result<()> {
-        let dir = parent_dir(path);
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir)?;
-        // Two-space indentation, like the seed runner's `json.dump(data, f, indent=2)`.
-        serde_json::to_writer_pretty(&mut tmp, &self.doc)?;
-        tmp.write_all(b"\n")?;
-        tmp.as_file().sync_all()?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            tmp.as_file().set_permissions(meta.permissions())?;
-        }
-        tmp.persist(path).map_err(|e| e.error)?;
-        File::open(dir)?.sync_all()
+        write_json_atomically(path, &self.doc)
     }
 
+    /// An empty assertions file at `path` (not yet saved), in the seed's shape.
+    pub fn empty(path: &Path) -> AssertionsFile {
+        let doc = json!({
+            "plugin": "",
+            "max_passes": 5,
+            "current_pass": 0,
+            "assertions": [],
+            "confidence": {"passed": 0, "total": 0, "score": 0.0}
+        });
+        AssertionsFile { path: path.to_path_buf(), doc, assertions: Vec::new() }
+    }
+
+    /// Sets a top-level field (`plugin`, `current_pass`, `max_passes`), keeping its place.
+    pub fn set_field(&mut self, key: &str, value: Value) {
+        self.doc.as_object_mut().expect("validated on load").insert(key.to_string(), value);
+    }
+
+    /// Appends the `incoming` assertions whose ids the file does not have yet (so an
+    /// assertion's status carries over from pass to pass) and returns (added, carried).
+    /// The result is validated as a whole, like a loaded file; on error nothing changes.
+    pub fn merge(&mut self, incoming: &[Value]) -> Result<(usize, usize), super::LoadError> {
+        let mut doc = self.doc.clone();
+        let list = doc["assertions"].as_array_mut().expect("validated on load");
+        let mut added = 0;
+        for assertion in incoming {
+            let id = assertion.get("id").and_then(Value::as_str);
+            if list.iter().any(|a| a.get("id").and_then(Value::as_str) == id) {
+                continue;
+            }
+            list.push(assertion.clone());
+            added += 1;
+        }
+        let bytes = serde_json::to_vec(&doc).expect("a JSON value serializes");
+        *self = super::load::parse(&self.path, &bytes)?;
+        Ok((added, incoming.len() - added))
+    }
+}
+
+/// Replaces `path` with `value` as pretty JSON: a temporary file in the same directory,
+/// fsync, the old file's permissions, rename, fsync of the directory. A reader sees the
+/// old file or the new one, never a part; a crash leaves one of the two.
+pub fn write_json_atomically(path: &Path, value: &Value) -> io::Result<()> {
+    let dir = parent_dir(path);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).suffix(".tmp").tempfile_in(dir)?;
+    // Two-space indentation, like the seed runner's `json.dump(data, f, indent=2)`.
+    serde_json::to_writer_pretty(&mut tmp, value)?;
+    tmp.write_all(b"\n")?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    File::open(dir)?.sync_all()
+}
+
+impl AssertionsFile {
     fn assertion_objects(&mut self) -> Vec<&mut Map<String, Value>> {
         self.doc["assertions"]
             .as_array_mut()

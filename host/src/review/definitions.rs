@@ -1,0 +1,194 @@
+//! The agents the loop drives: Markdown files with YAML front matter, the body being the
+//! agent's system prompt. reviewhost embeds its own (`agents/` in the repository); a
+//! project overrides one by placing a file of the same name in `.reviewhost/agents/`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The defaults, embedded at build time.
+const EMBEDDED: &[(&str, &str)] = &[
+    ("principles-analyst", include_str!("../../../agents/principles-analyst.md")),
+    ("ux-analyst", include_str!("../../../agents/ux-analyst.md")),
+    ("docs-analyst", include_str!("../../../agents/docs-analyst.md")),
+    ("implementer", include_str!("../../../agents/implementer.md")),
+    ("fix-agent", include_str!("../../../agents/fix-agent.md")),
+];
+
+/// Where a project's overrides live, relative to the root.
+pub const OVERRIDE_DIR: &str = ".reviewhost/agents";
+
+/// What an agent does in the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Read-only: findings plus an `## Assertions` block.
+    Analyst,
+    /// Write-capable: implements the open findings.
+    Implementer,
+    /// Write-capable: repairs failing assertions.
+    FixAgent,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Analyst => "analyst",
+            Role::Implementer => "implementer",
+            Role::FixAgent => "fix-agent",
+        }
+    }
+}
+
+/// Where a definition came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Embedded,
+    Project(PathBuf),
+}
+
+/// One agent definition.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    pub name: String,
+    pub description: String,
+    pub tools: Vec<String>,
+    pub model: String,
+    pub role: Role,
+    /// Analysts: the track letter their assertion ids carry.
+    pub track: Option<String>,
+    /// Analysts: globs of the files the track reviews (it re-runs when one changed).
+    pub paths: Vec<String>,
+    /// Analysts: re-run every pass regardless of what changed.
+    pub always: bool,
+    pub body: String,
+    pub source: Source,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FrontMatter {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    tools: Tools,
+    #[serde(default)]
+    model: Option<String>,
+    role: Role,
+    #[serde(default)]
+    track: Option<String>,
+    #[serde(default)]
+    paths: Option<Vec<String>>,
+    #[serde(default)]
+    always: bool,
+    /// The output contract's name (documentation for humans; the role decides parsing).
+    #[serde(default)]
+    #[allow(dead_code)]
+    output: Option<String>,
+}
+
+/// `tools: Read, Grep` or `tools: [Read, Grep]`.
+#[derive(Deserialize, Default)]
+#[serde(untagged)]
+enum Tools {
+    #[default]
+    None,
+    Text(String),
+    List(Vec<String>),
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{origin}: {reason}")]
+pub struct DefinitionError {
+    origin: String,
+    reason: String,
+}
+
+/// Parses one definition file's text.
+pub fn parse(text: &str, source: Source, origin: &str) -> Result<Definition, DefinitionError> {
+    let error = |reason: String| DefinitionError { origin: origin.to_string(), reason };
+    let rest = text.strip_prefix("---\n").ok_or_else(|| error("must start with a `---` front matter line".into()))?;
+    let end = rest.find("\n---\n").ok_or_else(|| error("front matter has no closing `---` line".into()))?;
+    let front: FrontMatter = serde_yaml_ng::from_str(&rest[..end]).map_err(|e| error(format!("front matter: {e}")))?;
+    let tools = match front.tools {
+        Tools::None => Vec::new(),
+        Tools::Text(text) => text.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect(),
+        Tools::List(list) => list,
+    };
+    if front.role == Role::Analyst && front.track.as_deref().is_none_or(str::is_empty) {
+        return Err(error("front matter: an analyst needs a `track`".into()));
+    }
+    Ok(Definition {
+        name: front.name,
+        description: front.description,
+        tools,
+        model: front.model.unwrap_or_default(),
+        role: front.role,
+        track: front.track,
+        paths: front.paths.unwrap_or_else(|| vec!["**".into()]),
+        always: front.always,
+        body: rest[end + 5..].trim_start().to_string(),
+        source,
+    })
+}
+
+/// The embedded definitions, each replaced by `<root>/.reviewhost/agents/NAME.md` when
+/// that exists; project files with other names add agents.
+pub fn load(root: &Path) -> Result<Vec<Definition>, DefinitionError> {
+    let mut found: Vec<Definition> = EMBEDDED
+        .iter()
+        .map(|(name, text)| parse(text, Source::Embedded, &format!("agents/{name}.md (embedded)")))
+        .collect::<Result<_, _>>()?;
+    let dir = root.join(OVERRIDE_DIR);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => {
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()
+        }
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| DefinitionError { origin: path.display().to_string(), reason: e.to_string() })?;
+        let definition = parse(&text, Source::Project(path.clone()), &path.display().to_string())?;
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if definition.name != stem {
+            return Err(DefinitionError {
+                origin: path.display().to_string(),
+                reason: format!("front matter name '{}' differs from the file name '{stem}'", definition.name),
+            });
+        }
+        match found.iter_mut().find(|d| d.name == definition.name) {
+            Some(slot) => *slot = definition,
+            None => found.push(definition),
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_definitions_parse_and_cover_every_role() {
+        let all = load(Path::new("/nonexistent")).unwrap();
+        assert_eq!(all.len(), 5);
+        assert_eq!(all.iter().filter(|d| d.role == Role::Analyst).count(), 3);
+        assert!(all.iter().all(|d| !d.body.is_empty() && d.source == Source::Embedded));
+        let tracks: Vec<_> = all.iter().filter_map(|d| d.track.clone()).collect();
+        assert_eq!(tracks, ["A", "B", "C"]);
+    }
+
+    #[test]
+    fn front_matter_errors_name_the_file() {
+        let e = parse("no front matter", Source::Embedded, "x.md").unwrap_err().to_string();
+        assert!(e.starts_with("x.md: must start"), "{e}");
+        let e = parse("---\nname: a\nrole: analyst\n---\nbody", Source::Embedded, "a.md").unwrap_err().to_string();
+        assert!(e.contains("needs a `track`"), "{e}");
+        let d =
+            parse("---\nname: a\nrole: fix-agent\ntools: Read, Edit\n---\n\nbody\n", Source::Embedded, "a.md").unwrap();
+        assert_eq!((d.tools, d.body.as_str()), (vec!["Read".to_string(), "Edit".to_string()], "body\n"));
+    }
+}

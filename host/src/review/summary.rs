@@ -1,0 +1,132 @@
+//! The Markdown a review prints and keeps in `.reviewhost/reports/`: a pass report with
+//! seed 000's convergence table (and its Confidence column), and a final report with the
+//! end state, the per-pass table and the Assertion Coverage table.
+
+use serde_json::Value;
+
+use super::state::PassRecord;
+use crate::assertion::Confidence;
+
+fn percent(score: f64) -> u32 {
+    Confidence { passed: 0, total: 0, score }.percent()
+}
+
+/// The convergence table over `passes`.
+pub fn convergence(passes: &[PassRecord]) -> String {
+    let mut out = String::from(
+        "| Pass | Analysts | New | Carried | Total | Passing | Failing | Confidence | Trend |\n\
+         |------|----------|-----|---------|-------|---------|---------|------------|-------|\n",
+    );
+    for (i, p) in passes.iter().enumerate() {
+        let trend = match i.checked_sub(1).map(|j| passes[j].confidence) {
+            None => "—",
+            Some(before) if p.confidence > before => "↑",
+            Some(before) if p.confidence < before => "↓",
+            Some(_) => "→",
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {}% | {trend} |\n",
+            p.pass,
+            p.analysts.len(),
+            p.new,
+            p.carried,
+            p.total,
+            p.passed,
+            p.failing,
+            percent(p.confidence)
+        ));
+    }
+    out
+}
+
+pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option<&str>) -> String {
+    let mut out = format!(
+        "## Pass {} — Confidence {}% ({}/{} assertions passing)\n\n{}",
+        pass.pass,
+        percent(pass.confidence),
+        pass.passed,
+        pass.total,
+        convergence(passes)
+    );
+    if let Some(results) = fix_results {
+        out.push('\n');
+        out.push_str(results.trim());
+        out.push('\n');
+    }
+    out
+}
+
+/// The final report: end state, the passes, and every assertion's last status.
+pub fn final_report(end: &str, passes: &[PassRecord], assertions: &[Value]) -> String {
+    let mut out = format!("# Review finished: {end}\n\n{}\n### Assertion Coverage\n", convergence(passes));
+    if assertions.is_empty() {
+        out.push_str("No machine-verifiable assertions generated.\n");
+        return out;
+    }
+    let passed = assertions.iter().filter(|a| a["status"] == "pass").count();
+    let c = Confidence::new(passed, assertions.len());
+    out.push_str(&format!("Confidence: {}% ({}/{} assertions passing)\n\n", c.percent(), c.passed, c.total));
+    out.push_str("| ID | Track | Type | Status | Description |\n|----|-------|------|--------|-------------|\n");
+    for a in assertions {
+        let text = |key: &str| a.get(key).and_then(Value::as_str).unwrap_or("").replace('|', "\\|").replace('\n', " ");
+        let status = match a.get("status").and_then(Value::as_str) {
+            Some("pass") => "✅",
+            Some("fail") => "❌",
+            Some("error") => "⚠️",
+            _ => "—",
+        };
+        let mut description = text("description");
+        if a["status"] != "pass"
+            && let Some(why) = a.get("failure_output").and_then(Value::as_str)
+        {
+            let why: String = why.lines().next().unwrap_or("").chars().take(80).collect();
+            description.push_str(&format!(" — {}", why.replace('|', "\\|")));
+        }
+        out.push_str(&format!(
+            "| {} | {} | {} | {status} | {description} |\n",
+            text("id"),
+            text("track"),
+            text("type")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(pass: u32, confidence: f64) -> PassRecord {
+        PassRecord {
+            pass,
+            total: 4,
+            new: 1,
+            carried: 3,
+            passed: (confidence * 4.0) as usize,
+            failing: 4 - (confidence * 4.0) as usize,
+            confidence,
+            analysts: vec!["a".into()],
+            snapshot: None,
+        }
+    }
+
+    #[test]
+    fn the_table_shows_confidence_and_trend() {
+        let table = convergence(&[record(1, 0.5), record(2, 0.75), record(3, 0.75)]);
+        assert!(table.contains("| 1 | 1 | 1 | 3 | 4 | 2 | 2 | 50% | — |"), "{table}");
+        assert!(table.contains("| 2 | 1 | 1 | 3 | 4 | 3 | 1 | 75% | ↑ |"), "{table}");
+        assert!(table.contains("| 3 | 1 | 1 | 3 | 4 | 3 | 1 | 75% | → |"), "{table}");
+    }
+
+    #[test]
+    fn coverage_lists_every_assertion() {
+        let a = serde_json::json!([
+            {"id": "A-A-1", "track": "A", "type": "file_exists", "status": "pass", "description": "x"},
+            {"id": "A-B-1", "track": "B", "type": "grep_match", "status": "fail", "description": "y|z",
+             "failure_output": "no match\nmore"}
+        ]);
+        let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap());
+        assert!(report.contains("| A-B-1 | B | grep_match | ❌ | y\\|z — no match |"), "{report}");
+        assert!(final_report("Zero findings", &[], &[]).contains("No machine-verifiable assertions generated."));
+    }
+}
