@@ -12,7 +12,7 @@
 //! resumed with `--resume` from its start: merging by id makes redoing it harmless.
 
 pub mod agent;
-mod collect;
+pub mod collect;
 pub mod definitions;
 pub mod prompt;
 pub mod state;
