@@ -22,6 +22,12 @@ use std::fmt::Write as _;
 /// "Regular expression too big".
 pub const RE_DUP_MAX: u32 = 32767;
 
+/// Deepest nesting of groups accepted, counting each group added around a repeated atom
+/// (`a{2}{3}`) as one more level; deeper patterns are "Regular expression too big". The
+/// `regex` crate refuses patterns nested more than 250 levels deep (a group costs it up
+/// to three) and its compiler recurses, so this keeps every translation compilable.
+pub const MAX_NESTING: usize = 64;
+
 /// Which POSIX syntax the pattern is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
@@ -56,7 +62,8 @@ const TOO_BIG: &str = "Regular expression too big";
 
 /// Translates one GNU pattern (one line of the pattern list) into `regex` crate syntax.
 pub fn translate(pattern: &str, syntax: Syntax) -> Result<Translated, PatternError> {
-    Translator { chars: pattern.chars().collect(), pos: 0, syntax, out: String::new(), warnings: Vec::new() }.run()
+    let chars = pattern.chars().collect();
+    Translator { chars, pos: 0, syntax, out: String::new(), warnings: Vec::new(), deepest: 0, wraps: 0 }.run()
 }
 
 /// What the last emitted item was, for deciding how a following `*` is read and
@@ -70,8 +77,9 @@ enum Last {
     Anchor,
     /// An atom beginning at this byte offset of the output.
     Atom(usize),
-    /// A repeated atom beginning at this byte offset (`a*`): another repetition wraps it.
-    Repeated(usize),
+    /// A repeated atom beginning at this byte offset (`a*`), with its operator when that
+    /// is `*`, `+` or `?`: another repetition merges with it or wraps it.
+    Repeated(usize, Option<char>),
 }
 
 struct Translator {
@@ -80,6 +88,10 @@ struct Translator {
     syntax: Syntax,
     out: String,
     warnings: Vec<String>,
+    /// The most groups open at once, and the groups added around repeated atoms: their
+    /// sum bounds the output's nesting.
+    deepest: usize,
+    wraps: usize,
 }
 
 impl Translator {
@@ -115,6 +127,8 @@ impl Translator {
             match (c, operator, escaped) {
                 ('(', true, _) => {
                     groups.push(self.out.len());
+                    self.deepest = self.deepest.max(groups.len());
+                    self.check_nesting()?;
                     self.out.push_str("(?:");
                     last = Last::Start;
                 }
@@ -143,7 +157,7 @@ impl Translator {
                         }
                         continue;
                     }
-                    last = self.repeat(last, "*");
+                    last = self.repeat(last, "*")?;
                 }
                 ('+' | '?', true, _) => {
                     if matches!(last, Last::Start | Last::Anchor) {
@@ -154,7 +168,7 @@ impl Translator {
                         }
                         continue;
                     }
-                    last = self.repeat(last, if c == '+' { "+" } else { "?" });
+                    last = self.repeat(last, if c == '+' { "+" } else { "?" })?;
                 }
                 ('{', true, _) => {
                     let save = self.pos;
@@ -175,7 +189,7 @@ impl Translator {
                                 Some(max) => format!("{{{min},{max}}}"),
                                 None => format!("{{{min},}}"),
                             };
-                            last = self.repeat(last, &op);
+                            last = self.repeat(last, &op)?;
                         }
                         None => {
                             // Only an ERE gets here: not an interval, so a literal `{`.
@@ -257,23 +271,40 @@ impl Translator {
         Last::Atom(start)
     }
 
-    /// Appends a repetition operator to the last atom; an atom that is already repeated
-    /// (`a**`, `a{2}{3}`, valid in POSIX) is wrapped in a group first, as the `regex`
-    /// crate rejects stacked repetitions.
-    fn repeat(&mut self, last: Last, op: &str) -> Last {
-        match last {
-            Last::Atom(start) => {
+    /// Appends a repetition operator to the last atom. Stacked repetitions are valid in
+    /// POSIX and an error in the `regex` crate: `*`, `+` and `?` merge (`(a*)*` is `a*`,
+    /// `(a+)+` is `a+`, `(a?)?` is `a?`, any other pair is `a*`), so a run like `a***`
+    /// stays flat; otherwise the repeated atom is wrapped in a group first (`a{2}{3}`).
+    fn repeat(&mut self, last: Last, op: &str) -> Result<Last, PatternError> {
+        let simple = match op {
+            "*" | "+" | "?" => op.chars().next(),
+            _ => None,
+        };
+        Ok(match (last, simple) {
+            (Last::Atom(start), _) => {
                 self.out.push_str(op);
-                Last::Repeated(start)
+                Last::Repeated(start, simple)
             }
-            Last::Repeated(start) => {
+            (Last::Repeated(start, Some(inner)), Some(outer)) => {
+                let merged = if inner == outer { inner } else { '*' };
+                self.out.pop();
+                self.out.push(merged);
+                Last::Repeated(start, Some(merged))
+            }
+            (Last::Repeated(start, _), _) => {
+                self.wraps += 1;
+                self.check_nesting()?;
                 self.out.insert_str(start, "(?:");
                 self.out.push(')');
                 self.out.push_str(op);
-                Last::Repeated(start)
+                Last::Repeated(start, simple)
             }
-            Last::Start | Last::Anchor => last,
-        }
+            (Last::Start | Last::Anchor, _) => last,
+        })
+    }
+
+    fn check_nesting(&self) -> Result<(), PatternError> {
+        if self.deepest + self.wraps > MAX_NESTING { Err(PatternError::new(TOO_BIG)) } else { Ok(()) }
     }
 
     /// Reads an interval after `{` (ERE) or `\{` (BRE): `{n}`, `{n,}`, `{,m}`, `{n,m}`.
@@ -514,8 +545,30 @@ mod tests {
         assert_eq!(ere("a{,3}"), "a{0,3}");
         assert_eq!(ere(r"a\|b"), r"a\|b");
         assert_eq!(ere(r"\(a\)"), r"\(a\)");
-        assert_eq!(ere("a**"), "(?:a*)*");
         assert_eq!(ere("a{1,2}{3}"), "(?:a{1,2}){3}");
+        assert_eq!(ere("a*{2}"), "(?:a*){2}");
+    }
+
+    #[test]
+    fn stacked_repetitions_merge() {
+        assert_eq!(ere("a**"), "a*");
+        assert_eq!(ere("a++"), "a+");
+        assert_eq!(ere("a??"), "a?");
+        assert_eq!(ere("a+?"), "a*");
+        assert_eq!(bre(r"a*\?\+"), "a*");
+        assert_eq!(ere("a{2}*+"), "(?:a{2})*");
+        // Found by fuzzing: 126 stars nested past the `regex` crate's limit.
+        assert!(m(Syntax::Basic, &format!("x{}y", "*".repeat(300)), "xxxy"));
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let groups = |n: usize| format!("{}a\\|b{}", "\\(x".repeat(n), "\\)".repeat(n));
+        assert!(m(Syntax::Basic, &groups(MAX_NESTING), &format!("{}a", "x".repeat(MAX_NESTING))));
+        assert_eq!(bre(&groups(MAX_NESTING + 1)), "ERR Regular expression too big");
+        // The first interval repeats `a`, each further one wraps what is before it.
+        assert!(m(Syntax::Extended, &format!("a{}", "{1}".repeat(MAX_NESTING + 1)), "a"));
+        assert_eq!(ere(&format!("a{}", "{1}".repeat(MAX_NESTING + 2))), "ERR Regular expression too big");
     }
 
     #[test]

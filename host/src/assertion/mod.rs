@@ -12,6 +12,8 @@
 //! back only `status`, `failure_output` and `confidence`, keeping every other field and
 //! the key order, atomically.
 
+#[cfg(test)]
+mod fuzz_tests;
 mod load;
 mod save;
 pub mod schema;
