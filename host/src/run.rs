@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveError, Status};
 use crate::authoring::fixtures::{self, CaseResult, FixtureError};
-use crate::check::{Checks, Outcome, Site};
+use crate::check::{Checks, Evaluations, Outcome, Site};
 use crate::sandbox::{Cache, Limits, RootDir, Sandbox, SandboxError};
 
 /// What a run is asked to do.
@@ -171,8 +171,9 @@ impl Runner {
             .filter(|&i| options.shard.is_none_or(|shard| shard.contains(&file.assertions()[i].id)))
             .collect();
         let total = selected.len();
+        let shared = Evaluations::default();
         let outcomes = parallel_map(&selected, self.jobs, |&index| {
-            let outcome = self.checks.execute(self.checks.plan(&file.assertions()[index], &site));
+            let outcome = self.checks.execute_shared(self.checks.plan(&file.assertions()[index], &site), &shared);
             observe(total, &outcome);
             outcome
         });

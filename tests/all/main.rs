@@ -19,5 +19,6 @@ mod limits;
 mod reports;
 mod review;
 mod seed;
+mod shared;
 mod terminal;
 mod write_back;

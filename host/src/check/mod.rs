@@ -9,7 +9,8 @@
 //! names, after its `sha256` pin is checked, seeing only its `paths` when given.
 //!
 //! Components are loaded lazily: a file without file checks never compiles the fs check,
-//! and each distinct custom component is loaded once per run.
+//! and each distinct custom component is loaded once per run. Within a run, assertions
+//! that ask a component the same question share one evaluation ([`Evaluations`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -103,6 +104,48 @@ struct Registered {
     name: String,
     wasm: Arc<[u8]>,
     loaded: Loaded,
+    /// The assertion fields the component reads (a built-in's input struct); `None`:
+    /// it gets the whole object. Sending only these makes assertions that differ in
+    /// `id` or `description` alone the same question, so they share an evaluation.
+    reads: Option<&'static [&'static str]>,
+}
+
+/// The fields the built-in fs check reads (`checks/fs`).
+const FS_READS: &[&str] = &["type", "path", "needle"];
+/// The fields the built-in command check reads (`checks/shell`); the `reviewhost_*`
+/// ones are added by the host.
+const SHELL_READS: &[&str] = &["command", "reviewhost_rule", "reviewhost_intent", "reviewhost_mode"];
+
+/// The evaluations of one run, by question: the component, its input and its view.
+///
+/// The root is read-only to every check and a check has no other input (no clock it
+/// may depend on for its verdict, no network, no environment), so the same question
+/// gets the same answer within a run. Analysts repeat checks under different ids (the
+/// same `grep -rn X .` for several findings, the same file for several tracks); each
+/// repeat would otherwise rescan the tree. A repeat that arrives while the first is
+/// still running waits for it rather than running it again.
+#[derive(Default)]
+pub struct Evaluations {
+    by_question: Mutex<HashMap<Question, Arc<OnceLock<Outcome>>>>,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+struct Question {
+    /// The loaded component's address: the same `Arc` for every plan of a run.
+    component: usize,
+    input: Input,
+    view: View,
+}
+
+impl Evaluations {
+    /// How many distinct evaluations ran (or are running).
+    pub fn len(&self) -> usize {
+        self.by_question.lock().expect("no panics while held").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Which component evaluates which assertion type.
@@ -129,8 +172,8 @@ impl Checks {
     /// The built-in checks.
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
         let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
-        checks.register(&["file_exists", "file_content"], "fs", builtin::FS);
-        checks.register(COMMAND_TYPES, "shell", builtin::SHELL);
+        checks.register_reading(&["file_exists", "file_content"], "fs", builtin::FS, Some(FS_READS));
+        checks.register_reading(COMMAND_TYPES, "shell", builtin::SHELL, Some(SHELL_READS));
         checks
     }
 
@@ -143,7 +186,11 @@ impl Checks {
     /// types `types`, replacing any earlier registration. The component receives the
     /// assertion object, with `path` made root-relative when present.
     pub fn register(&mut self, types: &[&str], name: &str, wasm: &[u8]) {
-        let registered = Arc::new(Registered { name: name.into(), wasm: wasm.into(), loaded: OnceLock::new() });
+        self.register_reading(types, name, wasm, None);
+    }
+
+    fn register_reading(&mut self, types: &[&str], name: &str, wasm: &[u8], reads: Option<&'static [&'static str]>) {
+        let registered = Arc::new(Registered { name: name.into(), wasm: wasm.into(), loaded: OnceLock::new(), reads });
         for t in types {
             self.by_type.insert((*t).to_string(), registered.clone());
         }
@@ -234,6 +281,10 @@ impl Checks {
         let loaded = registered.loaded.get_or_init(|| {
             self.sandbox.load(&registered.name, &registered.wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
         });
+        let object = match registered.reads {
+            Some(fields) => object.into_iter().filter(|(key, _)| fields.contains(&key.as_str())).collect(),
+            None => object,
+        };
         match loaded {
             Ok(component) => Plan::Evaluate {
                 component: component.clone(),
@@ -283,6 +334,15 @@ impl Checks {
                 Outcome::from_evaluation(result, started.elapsed())
             }
         }
+    }
+
+    /// Carries out a plan, or takes the outcome of the same question from `done`.
+    pub fn execute_shared(&self, plan: Plan, done: &Evaluations) -> Outcome {
+        let Plan::Evaluate { component, input, view } = plan else { return self.execute(plan) };
+        let question =
+            Question { component: Arc::as_ptr(&component) as usize, input: input.clone(), view: view.clone() };
+        let slot = done.by_question.lock().expect("no panics while held").entry(question).or_default().clone();
+        slot.get_or_init(|| self.execute(Plan::Evaluate { component, input, view })).clone()
     }
 }
 

@@ -143,7 +143,7 @@ enum Entry {
 }
 
 /// What a component is asked.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Input {
     /// A built-in check gets the assertion object as JSON text.
     Assertion(String),
@@ -153,7 +153,7 @@ pub enum Input {
 
 /// The part of the root a check sees: all of it at `/`, or only some subdirectories
 /// (a `custom` assertion's `paths`), each at `/<path>`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct View {
     root: RootDir,
     /// (host directory, guest path) pairs; empty means the whole root at `/`.

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""The whole comparison in one run: reviewhost against the seed's runner, GNU grep and
+ripgrep, on one generated corpus.
+
+  1. Generates ~200 MB of source-like text in ~5,000 files (bench/grep_throughput.py's
+     corpus) and two assertions files, of 200 and of 1,000 assertions, mixing all six
+     types with the commands analysts write (scoped and whole-tree grep -rn, grep -rnE,
+     rg with globs, file checks, test/[, a typescript_compile that needs npx).
+  2. Times `reviewhost run` (warm cache, all cores) and the seed's run-assertions.sh
+     (extracted from ../shared/seeds/000_531c74a546acc2cb.txt at run time) on each file,
+     checks that both reach the same verdict (pass / not pass) on every assertion, and
+     prints medians, the ratio and reviewhost's peak RSS; plus the cold-cache run and the
+     time from process start to the first check (a one-assertion file).
+  3. Times in-sandbox grep -rn / grep -rnE / rg against native GNU grep and ripgrep, with
+     ripgrep both single-threaded and on all cores.
+
+Usage: python3 bench/compare.py [--runs N] [--binary PATH] [--mb 200]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import file_checks  # noqa: E402  (build, seed_runner, timed, peak_rss_kib)
+import grep_throughput  # noqa: E402  (make_corpus, search rows)
+
+
+def mixed_assertions(count):
+    """`count` assertions in the proportions an analyst pass produces."""
+    items = []
+    for i in range(count):
+        pkg, mod, f = i % 40, i % 7, (i * 7919) % 5000
+        path = f"pkg_{f % 40}/mod_{f % 7}/file_{f}.rs"
+        kind = i % 20
+        if kind in (0, 1):
+            a = {"type": "file_exists", "path": path if kind == 0 else path + ".orig"}
+        elif kind in (2, 3):
+            a = {"type": "file_content", "path": path, "needle": "config" if kind == 2 else "unsafe {"}
+        elif kind in (4, 5, 6, 7):
+            a = {"type": "grep_not_match", "command": f"grep -rn 'unsafe {{' pkg_{pkg}/mod_{mod}/"}
+        elif kind == 8:
+            a = {"type": "grep_not_match", "command": "grep -rn 'MockConnection' ."}
+        elif kind == 9:
+            a = {"type": "grep_not_match", "command": f"grep -rnE 'todo!\\(|unimplemented!\\(' pkg_{pkg}/"}
+        elif kind in (10, 11):
+            a = {"type": "grep_match", "command": f"grep -rln 'MockConnection' pkg_{pkg}/"}
+        elif kind in (12, 13):
+            a = {"type": "grep_match", "command": f"rg -n 'handler [a-z]+ request' pkg_{pkg} --glob '!**/mod_3/**'"}
+        elif kind == 14:
+            a = {"type": "grep_match", "command": "rg -l 'Mock[A-Z][a-z]+::new'"}
+        elif kind in (15, 16):
+            a = {"type": "shell_exit_zero", "command": f"test -f {path} && grep -q 'fn' {path}"}
+        elif kind == 17:
+            a = {"type": "shell_exit_zero", "command": f"[ -d pkg_{pkg}/mod_{mod} ] && ls pkg_{pkg}/mod_{mod} | wc -l"}
+        elif kind == 18:
+            a = {"type": "grep_match", "command": f"grep -c 'return' {path}"}
+        else:
+            a = {"type": "typescript_compile", "command": "cd web && npx tsc --noEmit 2>&1"}
+        a = {"id": f"M-{i:04}", "description": a["type"], **a, "status": None, "failure_output": None}
+        items.append(a)
+    return {"plugin": "bench", "max_passes": 5, "current_pass": 1, "assertions": items,
+            "confidence": {"passed": 0, "total": 0, "score": 0.0}}
+
+
+def statuses(path):
+    with open(path) as f:
+        return {a["id"]: a.get("status") == "pass" for a in json.load(f)["assertions"]}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--binary")
+    parser.add_argument("--mb", type=int, default=200)
+    args = parser.parse_args()
+    binary = args.binary or file_checks.build()
+    base = tempfile.mkdtemp(prefix="reviewhost-compare-")
+    try:
+        root = os.path.join(base, "root")
+        grep_throughput.make_corpus(root, args.mb)
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
+        nfiles = sum(len(fs) for _, _, fs in os.walk(root))
+        cache = os.path.join(base, "cache")
+        env = dict(os.environ, REVIEWHOST_CACHE_DIR=cache, LC_ALL="C.UTF-8")
+        seed = file_checks.seed_runner(base)
+        cores = os.cpu_count()
+        print(f"\ncorpus: {size / 1e6:.0f} MB in {nfiles} files; {cores} cores; medians of {args.runs} runs")
+
+        one = os.path.join(base, "one.json")
+        with open(one, "w") as f:
+            json.dump({"assertions": [{"id": "T", "type": "file_exists", "path": "pkg_0"}]}, f)
+        first = [binary, "run", one, "--root", root, "--no-write"]
+        cold = file_checks.timed(first, env)
+        start = statistics.median(file_checks.timed(first, env) for _ in range(args.runs))
+        print(f"process start to first check (one file_exists): cold cache {cold * 1000:.0f} ms, "
+              f"warm {start * 1000:.0f} ms")
+
+        print(f"\n{'file':>16} {'reviewhost':>11} {'seed':>10} {'ratio':>7} {'RSS':>9}  verdicts")
+        for count in (200, 1000):
+            path = os.path.join(base, f"mixed-{count}.json")
+            with open(path, "w") as f:
+                json.dump(mixed_assertions(count), f, indent=2)
+            ours = os.path.join(base, f"ours-{count}.json")
+            shutil.copy(path, ours)
+            cmd = [binary, "run", ours, "--root", root, "--timeout", "60s"]
+            file_checks.timed(cmd, env)  # warm: page cache, compiled components
+            reviewhost = statistics.median(file_checks.timed(cmd, env) for _ in range(args.runs))
+            rss = file_checks.peak_rss_kib(cmd, env)
+            seed_times = []
+            theirs = os.path.join(base, f"seed-{count}.json")
+            for _ in range(max(2, args.runs // 2)):
+                shutil.copy(path, theirs)
+                seed_times.append(file_checks.timed(["bash", seed], env=dict(env, ASSERTIONS_FILE=theirs), cwd=root))
+            seed_time = statistics.median(seed_times)
+            a, b = statuses(ours), statuses(theirs)
+            differ = sorted(i for i in a if a[i] != b[i])
+            verdicts = "identical" if not differ else f"{len(differ)} differ: {', '.join(differ[:8])}"
+            print(f"{count:>6} assertions {reviewhost * 1000:9.0f}ms {seed_time * 1000:8.0f}ms "
+                  f"{seed_time / reviewhost:6.2f}x {rss / 1024:7.1f}MiB  {verdicts}")
+
+        print()
+        grep_throughput.compare_searches(binary, base, root, env, args.runs)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
