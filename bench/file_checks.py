@@ -77,9 +77,13 @@ def make_corpus(base):
 
 
 def timed(cmd, env=None, cwd=None):
-    start = time.perf_counter()
-    r = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
+    """Wall time of `cmd`. Its output goes to a real file, not /dev/null (GNU grep stops
+    at the first match when it sees /dev/null), and stdin is /dev/null (ripgrep without
+    a path searches a piped stdin instead of the directory, as in a CI job)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        r = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - start
     if r.returncode not in (0, 1):
         sys.exit(f"{cmd[0]} failed ({r.returncode}): {r.stderr.decode()[-2000:]}")
     return elapsed

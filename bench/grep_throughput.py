@@ -27,6 +27,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import file_checks  # noqa: E402  (timed)
+
 WORDS = ("fn let mut struct impl pub use crate self match return Some None Ok Err Vec String "
          "usize u32 config value result error handler request response buffer index count "
          "parse render update insert remove client server token stream").split()
@@ -56,12 +59,7 @@ def make_corpus(root, megabytes, files=5000):
 
 
 def timed(cmd, cwd=None, env=None):
-    start = time.perf_counter()
-    r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - start
-    if r.returncode not in (0, 1):
-        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[-1000:]}")
-    return elapsed
+    return file_checks.timed(cmd, env=env, cwd=cwd)
 
 
 def reviewhost_cmd(binary, base, root, command, env):

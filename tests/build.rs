@@ -14,6 +14,8 @@ fn main() {
         "reviewhost-test-hostile",
         "reviewhost-test-init-spin",
         "reviewhost-test-init-trap",
+        "reviewhost-test-whole-reader",
+        "reviewhost-test-files-validator",
         "reviewhost-example-license-header",
         "reviewhost-example-json-schema",
         "reviewhost-example-max-function-lines",

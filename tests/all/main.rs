@@ -12,6 +12,7 @@ mod custom;
 mod escapes;
 mod examples;
 mod file_errors;
+mod files;
 mod fuzz;
 mod hostile;
 mod isolation;

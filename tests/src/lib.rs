@@ -27,3 +27,7 @@ pub const HOSTILE: &str = env!("TEST_COMPONENT_HOSTILE");
 pub const INIT_SPIN: &str = env!("TEST_COMPONENT_INIT_SPIN");
 /// A validator whose static constructor traps.
 pub const INIT_TRAP: &str = env!("TEST_COMPONENT_INIT_TRAP");
+/// A built-in-world check that asks the host's whole-file reads for each of its `paths`.
+pub const WHOLE_READER: &str = env!("TEST_COMPONENT_WHOLE_READER");
+/// A custom validator that imports the whole-file reads meant for built-in checks.
+pub const FILES_VALIDATOR: &str = env!("TEST_COMPONENT_FILES_VALIDATOR");

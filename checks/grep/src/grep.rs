@@ -533,7 +533,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
             let data = if file == "-" {
                 io.stdin.to_vec()
             } else {
-                match fs::read(ctx.real(file)) {
+                match ctx.read(&ctx.real(file)) {
                     Ok(d) => d,
                     Err(e) => {
                         io.stderr.extend_from_slice(format!("grep: {file}: {}\n", io_message(&e)).as_bytes());
@@ -763,7 +763,7 @@ impl Grep<'_, '_> {
     }
 
     fn search_path(&mut self, real: &Path, shown: &str) {
-        match fs::read(real) {
+        match self.ctx.read(real) {
             Ok(data) => self.search_buffer(&data, shown),
             Err(e) => {
                 let msg = io_message(&e);

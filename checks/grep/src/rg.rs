@@ -363,7 +363,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
             let data = if f == "-" {
                 io.stdin.to_vec()
             } else {
-                match std::fs::read(ctx.real(f)) {
+                match ctx.read(&ctx.real(f)) {
                     Ok(d) => d,
                     Err(e) => {
                         io.stderr.extend_from_slice(format!("rg: {f}: {}\n", crate::grep::io_message(&e)).as_bytes());
@@ -565,7 +565,7 @@ impl Rg<'_, '_> {
                     continue;
                 }
                 let Some(m) = matcher else { continue };
-                match std::fs::read(entry.path()) {
+                match self.ctx.read(entry.path()) {
                     Ok(data) => self.search_data(m, &data, &shown, with_name, explicit),
                     Err(e) => {
                         let msg = crate::grep::io_message(&e);

@@ -20,6 +20,7 @@
 //! or an [`EvalError`] saying which limit or failure ended it.
 
 mod cache;
+mod files;
 mod limits;
 mod root;
 
@@ -29,7 +30,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
@@ -38,6 +39,7 @@ pub use cache::Cache;
 pub use limits::{Bytes, Limits, Seconds, parse_memory, parse_timeout};
 pub use root::{OutsideRoot, RootDir};
 
+use files::Files;
 use limits::{LimitHit, Limiter, MAX_RANDOM_BYTES, MAX_RESOURCES};
 
 mod bindings {
@@ -228,6 +230,8 @@ impl Sandbox {
         let engine = Engine::new(&config).map_err(engine_error)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(engine_error)?;
+        bindings::builtin::reviewhost::check::files::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
+            .map_err(engine_error)?;
         let ticker = Ticker::start(engine.clone());
         Ok(Sandbox { engine, linker, limits, cache, _ticker: ticker })
     }
@@ -346,7 +350,12 @@ fn evaluate_in_store(entry: &Entry, view: &View, input: &Input, limits: Limits) 
     }
     let mut table = ResourceTable::new();
     table.set_max_capacity(MAX_RESOURCES);
-    let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory) };
+    // Whole-file reads for a built-in check that sees the whole root; see `files`.
+    let files = match entry {
+        Entry::Builtin(_) if view.mounts.is_empty() => Some(Files::new(view.root.path(), limits.memory)),
+        _ => None,
+    };
+    let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory), files };
 
     let engine = match entry {
         Entry::Builtin(pre) => pre.engine(),
@@ -435,11 +444,12 @@ fn classify(error: &wasmtime::Error, hit: Option<LimitHit>, pipes: &[&MemoryOutp
     }
 }
 
-/// What a store holds: the WASI state and the limiter.
+/// What a store holds: the WASI state, the limiter, and the root for whole-file reads.
 struct HostState {
     wasi: WasiCtx,
     table: ResourceTable,
     limiter: Limiter,
+    files: Option<Files>,
 }
 
 impl WasiView for HostState {

@@ -1,0 +1,104 @@
+//! The host's whole-file reads (`files.read` in wit/check.wit, `sandbox/files.rs`)
+//! against hostile paths: every way out of the root is refused, a FIFO neither blocks
+//! nor is read, a file larger than the memory limit is refused, nothing outside changes,
+//! and a custom validator that imports the interface gets nothing.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reviewhost::RunOptions;
+use reviewhost::assertion::Status;
+use reviewhost::sandbox::{Cache, Input, Limits, RootDir, Sandbox, View};
+use serde_json::json;
+
+use crate::support::*;
+
+const SECRET: &str = "TOP-SECRET-SENTINEL";
+
+#[test]
+fn whole_file_reads_stay_inside_the_root_and_never_block() {
+    let base = tempfile::tempdir().unwrap();
+    let (outside, root) = (base.path().join("outside"), base.path().join("root"));
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let secret = outside.join("secret.txt");
+    std::fs::write(&secret, SECRET).unwrap();
+    std::fs::write(root.join("a.txt"), "hello\n").unwrap();
+    let mkfifo =
+        |path: &std::path::Path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+    mkfifo(&outside.join("fifo"));
+    mkfifo(&root.join("fifo"));
+    use std::os::unix::fs::symlink;
+    symlink(&secret, root.join("abs-link")).unwrap();
+    symlink("../outside/secret.txt", root.join("rel-link")).unwrap();
+    symlink("../outside", root.join("dir-link")).unwrap();
+    symlink(root.join("a.txt"), root.join("abs-inside")).unwrap();
+    symlink("sub/../a.txt", root.join("rel-inside")).unwrap();
+    symlink(outside.join("fifo"), root.join("fifo-link")).unwrap();
+    symlink("loop-b", root.join("loop-a")).unwrap();
+    symlink("loop-a", root.join("loop-b")).unwrap();
+    // Sparse: larger than the memory limit below, without using the disk.
+    std::fs::File::create(root.join("big")).unwrap().set_len(65 << 20).unwrap();
+    let before = (sha256(&secret), std::fs::metadata(&secret).unwrap().modified().unwrap());
+
+    let expected = [
+        ("a.txt", "6 bytes"),
+        ("/a.txt", "6 bytes"),
+        ("sub/../a.txt", "6 bytes"),
+        ("rel-inside", "6 bytes"),
+        ("../outside/secret.txt", "refused ReadError::NotPermitted"),
+        ("/../outside/secret.txt", "refused ReadError::NotPermitted"),
+        ("sub/../../outside/secret.txt", "refused ReadError::NotPermitted"),
+        ("abs-link", "refused ReadError::NotPermitted"),
+        ("rel-link", "refused ReadError::NotPermitted"),
+        ("dir-link/secret.txt", "refused ReadError::NotPermitted"),
+        ("abs-inside", "refused ReadError::NotPermitted"),
+        ("fifo", "refused ReadError::NotRegularFile"),
+        ("fifo-link", "refused ReadError::NotPermitted"),
+        ("sub", "refused ReadError::IsDirectory"),
+        ("/", "refused ReadError::IsDirectory"),
+        ("a.txt/x", "refused ReadError::NotDirectory"),
+        ("missing", "refused ReadError::NotFound"),
+        ("/etc/passwd", "refused ReadError::NotFound"),
+        ("/proc/self/environ", "refused ReadError::NotFound"),
+        ("big", "refused ReadError::TooLarge"),
+    ];
+    let paths: Vec<&str> = expected.iter().map(|(p, _)| *p).chain(["loop-a"]).collect();
+    let file = assertions_file(
+        &root,
+        json!([
+            {"id": "R-1", "type": "reader", "paths": paths},
+            {"id": "OK-1", "type": "file_content", "path": "a.txt", "needle": "hello"}
+        ]),
+    );
+    let limits = Limits { memory: 64 << 20, timeout: Duration::from_secs(5), ..Limits::default() };
+    let mut runner = runner(limits, 2);
+    runner.checks_mut().register(&["reader"], "reader", &std::fs::read(reviewhost_tests::WHOLE_READER).unwrap());
+    let started = Instant::now();
+    let report = runner.run(&RunOptions { file, root: root.clone(), write: false, shard: None }).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(4), "a read blocked: {:?}", started.elapsed());
+    let (reader, ok) = (&report.results[0].1, &report.results[1].1);
+    assert_eq!(reader.status, Status::Pass, "{}", reader.message);
+    assert_eq!(ok.status, Status::Pass, "{}", ok.message);
+    let lines: Vec<&str> = reader.message.lines().collect();
+    for ((path, outcome), line) in expected.iter().zip(&lines) {
+        assert_eq!(*line, format!("{path}: {outcome}"));
+    }
+    assert!(lines.last().unwrap().starts_with("loop-a: refused"), "{}", lines.last().unwrap());
+    assert!(!reader.message.contains(SECRET));
+    assert_eq!((sha256(&secret), std::fs::metadata(&secret).unwrap().modified().unwrap()), before);
+}
+
+#[test]
+fn a_custom_validator_cannot_use_the_whole_file_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let cache = Cache::open(&cache_dir()).unwrap();
+    let sandbox = Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap());
+    let wasm = std::fs::read(reviewhost_tests::FILES_VALIDATOR).unwrap();
+    let validator = sandbox.load_validator("files-validator", &wasm).unwrap();
+    let view = View::whole(&RootDir::new(dir.path()).unwrap());
+    let input = Input::Validate { id: "V-1".into(), config: "\"a.txt\"".into() };
+    let verdict = sandbox.evaluate(&validator, &view, input).unwrap();
+    assert_eq!(verdict.message, "refused ReadError::NotPermitted");
+}

@@ -1,0 +1,32 @@
+//! Hostile test component: a built-in-world check that calls the host's `files.read`
+//! (wit/check.wit) for each path in the assertion's `paths` and reports, one line each,
+//! `PATH: N bytes` or `PATH: refused <reason>`. Never fails: the test reads the lines.
+use reviewhost_guest::{Check, Verdict};
+
+pub struct WholeReader;
+
+impl Check for WholeReader {
+    fn evaluate(assertion: &str) -> Result<Verdict, String> {
+        let value: serde_json::Value = serde_json::from_str(assertion).map_err(|e| e.to_string())?;
+        let paths = value["paths"].as_array().ok_or("no paths")?;
+        let lines: Vec<String> =
+            paths.iter().filter_map(|p| p.as_str()).map(|path| format!("{path}: {}", read(path))).collect();
+        Ok(Verdict::pass(lines.join("\n")))
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn read(path: &str) -> String {
+    use reviewhost_guest::bindings::builtin::reviewhost::check::files;
+    match files::read(path) {
+        Ok(data) => format!("{} bytes", data.len()),
+        Err(e) => format!("refused {e:?}"),
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn read(_path: &str) -> String {
+    "native".into()
+}
+
+reviewhost_guest::export_check!(WholeReader);
