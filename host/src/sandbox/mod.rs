@@ -552,7 +552,11 @@ mod tests {
         let workers = Workers::new();
         let (_never, blocked) = mpsc::channel::<()>();
         let blocked = Mutex::new(blocked);
-        workers.submit(Box::new(move || drop(blocked.lock().unwrap().recv()))).unwrap();
+        workers
+            .submit(Box::new(move || {
+                let _ = blocked.lock().unwrap().recv();
+            }))
+            .unwrap();
         let (tx, rx) = mpsc::channel();
         let mut threads = std::collections::HashSet::new();
         for i in 0..20 {
