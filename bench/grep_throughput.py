@@ -20,25 +20,16 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import file_checks  # noqa: E402  (timed)
+import file_checks  # noqa: E402  (build, timed)
 
 WORDS = ("fn let mut struct impl pub use crate self match return Some None Ok Err Vec String "
          "usize u32 config value result error handler request response buffer index count "
          "parse render update insert remove client server token stream").split()
-
-
-def build():
-    subprocess.run(["rustup", "target", "add", "wasm32-wasip2"], check=True, capture_output=True)
-    subprocess.run(["cargo", "build", "--release", "-p", "reviewhost"], check=True, cwd=REPO)
-    return os.path.join(REPO, "target", "release", "reviewhost")
 
 
 def make_corpus(root, megabytes, files=5000):
@@ -108,7 +99,7 @@ def main():
     parser.add_argument("--binary")
     parser.add_argument("--mb", type=int, default=200)
     args = parser.parse_args()
-    binary = args.binary or build()
+    binary = args.binary or file_checks.build()
     base = tempfile.mkdtemp(prefix="reviewhost-grep-bench-")
     try:
         root = os.path.join(base, "root")
