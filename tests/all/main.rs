@@ -21,5 +21,6 @@ mod reports;
 mod review;
 mod seed;
 mod shared;
+mod startup;
 mod terminal;
 mod write_back;

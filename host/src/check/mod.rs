@@ -29,6 +29,9 @@ use crate::sandbox::{CheckComponent, EvalError, Evidence, Input, RootDir, Sandbo
 mod builtin {
     pub const FS: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_FS_WASM"));
     pub const SHELL: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_SHELL_WASM"));
+    /// The same, compiled by `build.rs` for this machine (empty when cross-compiling).
+    pub const FS_PRECOMPILED: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_FS_CWASM"));
+    pub const SHELL_PRECOMPILED: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_SHELL_CWASM"));
 }
 
 /// The result of checking one assertion.
@@ -104,10 +107,20 @@ struct Registered {
     name: String,
     wasm: Arc<[u8]>,
     loaded: Loaded,
-    /// The assertion fields the component reads (a built-in's input struct); `None`:
-    /// it gets the whole object. Sending only these makes assertions that differ in
-    /// `id` or `description` alone the same question, so they share an evaluation.
-    reads: Option<&'static [&'static str]>,
+    /// What the host knows of a check built into the binary; `None` for a component
+    /// registered at run time, which gets the whole assertion object and is compiled.
+    builtin: Option<Builtin>,
+}
+
+/// A check built into the binary.
+#[derive(Clone, Copy)]
+struct Builtin {
+    /// The assertion fields it reads (its input struct). Sending only these makes
+    /// assertions that differ in `id` or `description` alone the same question, so they
+    /// share an evaluation.
+    reads: &'static [&'static str],
+    /// Its compiled code, made by `build.rs` with the runtime's engine settings.
+    precompiled: &'static [u8],
 }
 
 /// The fields the built-in fs check reads (`checks/fs`).
@@ -172,8 +185,10 @@ impl Checks {
     /// The built-in checks.
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
         let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
-        checks.register_reading(&["file_exists", "file_content"], "fs", builtin::FS, Some(FS_READS));
-        checks.register_reading(COMMAND_TYPES, "shell", builtin::SHELL, Some(SHELL_READS));
+        let fs = Builtin { reads: FS_READS, precompiled: builtin::FS_PRECOMPILED };
+        checks.register_builtin(&["file_exists", "file_content"], "fs", builtin::FS, Some(fs));
+        let shell = Builtin { reads: SHELL_READS, precompiled: builtin::SHELL_PRECOMPILED };
+        checks.register_builtin(COMMAND_TYPES, "shell", builtin::SHELL, Some(shell));
         checks
     }
 
@@ -186,11 +201,12 @@ impl Checks {
     /// types `types`, replacing any earlier registration. The component receives the
     /// assertion object, with `path` made root-relative when present.
     pub fn register(&mut self, types: &[&str], name: &str, wasm: &[u8]) {
-        self.register_reading(types, name, wasm, None);
+        self.register_builtin(types, name, wasm, None);
     }
 
-    fn register_reading(&mut self, types: &[&str], name: &str, wasm: &[u8], reads: Option<&'static [&'static str]>) {
-        let registered = Arc::new(Registered { name: name.into(), wasm: wasm.into(), loaded: OnceLock::new(), reads });
+    fn register_builtin(&mut self, types: &[&str], name: &str, wasm: &[u8], builtin: Option<Builtin>) {
+        let registered =
+            Arc::new(Registered { name: name.into(), wasm: wasm.into(), loaded: OnceLock::new(), builtin });
         for t in types {
             self.by_type.insert((*t).to_string(), registered.clone());
         }
@@ -279,10 +295,16 @@ impl Checks {
             ));
         };
         let loaded = registered.loaded.get_or_init(|| {
-            self.sandbox.load(&registered.name, &registered.wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
+            let precompiled = registered.builtin.map_or(&[][..], |b| b.precompiled);
+            self.sandbox
+                .load_builtin(&registered.name, &registered.wasm, precompiled)
+                .map(Arc::new)
+                .map_err(|e: SandboxError| e.to_string())
         });
-        let object = match registered.reads {
-            Some(fields) => object.into_iter().filter(|(key, _)| fields.contains(&key.as_str())).collect(),
+        let object = match registered.builtin {
+            Some(Builtin { reads, .. }) => {
+                object.into_iter().filter(|(key, _)| reads.contains(&key.as_str())).collect()
+            }
             None => object,
         };
         match loaded {
@@ -372,6 +394,17 @@ fn read_component(path: &Path) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn builtins_load_precompiled_and_fall_back_to_compiling_an_artifact_the_engine_refuses() {
+        let sandbox = Sandbox::new(crate::sandbox::Limits::default(), 1, None).unwrap();
+        assert!(!builtin::FS_PRECOMPILED.is_empty(), "build.rs precompiles on a native build");
+        let embedded = sandbox.load_builtin("fs", builtin::FS, builtin::FS_PRECOMPILED).unwrap();
+        assert!(embedded.precompiled());
+        // Not an artifact of this engine (another CPU, a corrupt build): compiled instead.
+        let compiled = sandbox.load_builtin("fs", builtin::FS, b"\x7fELF not an artifact").unwrap();
+        assert!(!compiled.precompiled());
+    }
 
     #[test]
     fn untrusted_verdicts_are_cut_to_size() {

@@ -24,6 +24,7 @@ mod cache;
 mod files;
 mod limits;
 mod root;
+mod settings;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -79,10 +80,6 @@ const SPARE_SLOTS: u32 = 16;
 const KEEP_RESIDENT: usize = 256 << 10;
 /// Slots whose memory is returned to the kernel in one batch.
 const DECOMMIT_BATCH: usize = 8;
-
-/// Wasm stack a check may use. Rust guests overflow their own shadow stack in linear
-/// memory first; this bounds the native stack the host gives wasm frames.
-const MAX_WASM_STACK: usize = 1 << 20;
 
 /// A check's verdict, as the component returned it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -141,6 +138,8 @@ pub enum SandboxError {
 pub struct CheckComponent {
     name: Arc<str>,
     entry: Entry,
+    /// Loaded from an artifact embedded in the binary, without compiling.
+    precompiled: bool,
 }
 
 /// Which WIT world a component implements.
@@ -197,6 +196,11 @@ impl CheckComponent {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Whether the compiled code came embedded in the binary (no Cranelift, no cache).
+    pub fn precompiled(&self) -> bool {
+        self.precompiled
+    }
 }
 
 impl std::fmt::Debug for CheckComponent {
@@ -234,12 +238,8 @@ impl Sandbox {
             .table_keep_resident(KEEP_RESIDENT)
             .decommit_batch_size(DECOMMIT_BATCH);
         let mut config = Config::new();
-        config
-            .epoch_interruption(true)
-            .max_wasm_stack(MAX_WASM_STACK)
-            .wasm_backtrace_max_frames(None)
-            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
-            .cranelift_opt_level(wasmtime::OptLevel::Speed);
+        settings::apply(&mut config);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config).map_err(engine_error)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(engine_error)?;
@@ -256,11 +256,33 @@ impl Sandbox {
     /// Compiles (or loads from the cache) and pre-links a built-in check component.
     /// `name` is for messages.
     pub fn load(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
+        self.load_builtin(name, wasm, &[])
+    }
+
+    /// [`Sandbox::load`], taking the compiled code from `precompiled` when this engine
+    /// accepts it: the artifact `build.rs` made of `wasm` for the checks built into the
+    /// binary (empty when there is none).
+    pub(crate) fn load_builtin(
+        &self,
+        name: &str,
+        wasm: &[u8],
+        precompiled: &[u8],
+    ) -> Result<CheckComponent, SandboxError> {
         let refused = |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
-        let component = self.compile(name, wasm)?;
+        // SAFETY: `precompiled` is only ever an artifact embedded in this binary by its own
+        // build script from its own built-in components (`check::builtin`): the same trust
+        // as the host's code. wasmtime checks it was made by a compatible engine.
+        let embedded = (!precompiled.is_empty())
+            .then(|| unsafe { Component::deserialize(&self.engine, precompiled) }.ok())
+            .flatten();
+        let precompiled = embedded.is_some();
+        let component = match embedded {
+            Some(component) => component,
+            None => self.compile(name, wasm)?,
+        };
         let pre = self.linker.instantiate_pre(&component).map_err(refused)?;
         let pre = BuiltinCheckPre::new(pre).map_err(refused)?;
-        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre) })
+        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre), precompiled })
     }
 
     /// Compiles and pre-links a custom validator: it must export [`VALIDATOR_INTERFACE`]
@@ -289,7 +311,7 @@ impl Sandbox {
         }
         let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
         let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
-        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre) })
+        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre), precompiled: false })
     }
 
     /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].
