@@ -186,9 +186,9 @@ impl Checks {
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
         let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
         let fs = Builtin { reads: FS_READS, precompiled: builtin::FS_PRECOMPILED };
-        checks.register_builtin(&["file_exists", "file_content"], "fs", builtin::FS, Some(fs));
+        checks.register_with(&["file_exists", "file_content"], "fs", builtin::FS, Some(fs));
         let shell = Builtin { reads: SHELL_READS, precompiled: builtin::SHELL_PRECOMPILED };
-        checks.register_builtin(COMMAND_TYPES, "shell", builtin::SHELL, Some(shell));
+        checks.register_with(COMMAND_TYPES, "shell", builtin::SHELL, Some(shell));
         checks
     }
 
@@ -201,10 +201,10 @@ impl Checks {
     /// types `types`, replacing any earlier registration. The component receives the
     /// assertion object, with `path` made root-relative when present.
     pub fn register(&mut self, types: &[&str], name: &str, wasm: &[u8]) {
-        self.register_builtin(types, name, wasm, None);
+        self.register_with(types, name, wasm, None);
     }
 
-    fn register_builtin(&mut self, types: &[&str], name: &str, wasm: &[u8], builtin: Option<Builtin>) {
+    fn register_with(&mut self, types: &[&str], name: &str, wasm: &[u8], builtin: Option<Builtin>) {
         let registered =
             Arc::new(Registered { name: name.into(), wasm: wasm.into(), loaded: OnceLock::new(), builtin });
         for t in types {

@@ -272,9 +272,10 @@ impl Sandbox {
         // SAFETY: `precompiled` is only ever an artifact embedded in this binary by its own
         // build script from its own built-in components (`check::builtin`): the same trust
         // as the host's code. wasmtime checks it was made by a compatible engine.
-        let embedded = (!precompiled.is_empty())
-            .then(|| unsafe { Component::deserialize(&self.engine, precompiled) }.ok())
-            .flatten();
+        let embedded = match precompiled {
+            [] => None,
+            bytes => unsafe { Component::deserialize(&self.engine, bytes) }.ok(),
+        };
         let precompiled = embedded.is_some();
         let component = match embedded {
             Some(component) => component,
@@ -501,7 +502,7 @@ type Job = Box<dyn FnOnce() + Send>;
 /// host call is abandoned by the watchdog and never comes back; a job that finds no idle
 /// worker starts a new one, so a blocked worker never delays another evaluation.
 struct Workers {
-    queue: Mutex<mpsc::Sender<Job>>,
+    queue: mpsc::Sender<Job>,
     receiver: Arc<Mutex<mpsc::Receiver<Job>>>,
     /// Workers waiting for a job and not yet promised one.
     idle: Arc<AtomicUsize>,
@@ -510,7 +511,7 @@ struct Workers {
 impl Workers {
     fn new() -> Workers {
         let (sender, receiver) = mpsc::channel();
-        Workers { queue: Mutex::new(sender), receiver: Arc::new(Mutex::new(receiver)), idle: Arc::default() }
+        Workers { queue: sender, receiver: Arc::new(Mutex::new(receiver)), idle: Arc::default() }
     }
 
     fn submit(&self, job: Job) -> std::io::Result<()> {
@@ -519,8 +520,7 @@ impl Workers {
             let (receiver, idle) = (self.receiver.clone(), self.idle.clone());
             thread::Builder::new().name("check".into()).spawn(move || worker(&receiver, &idle))?;
         }
-        let queue = self.queue.lock().expect("no panics while held");
-        queue.send(job).expect("the receiver lives as long as the sender");
+        self.queue.send(job).expect("the receiver lives as long as the sender");
         Ok(())
     }
 }
