@@ -260,3 +260,67 @@ fn pathological_commands_stay_within_the_deadline() {
     assert_eq!(status("P-3"), "pass", "a 1 MB command runs");
     assert_eq!(status("P-4"), "error", "nesting past the limit is refused");
 }
+
+/// In-sandbox grep against GNU grep on input shaped to reach every path of the searcher's
+/// line counting and encoding check (blocks of 4,080 bytes and their remainders, long and
+/// empty lines, non-ASCII and invalid UTF-8 lines) and of the directory walk: each
+/// sandboxed pipeline must print exactly what the same pipeline prints natively.
+#[test]
+fn grep_line_numbers_and_walks_agree_with_gnu_grep() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut big = Vec::new();
+    for i in 0..30_000usize {
+        let width = (i * 7919) % 301;
+        big.extend(std::iter::repeat_n(b'x', width));
+        match i % 97 {
+            0 => big.extend_from_slice(b" needle"),
+            5 => big.extend_from_slice(" caf\u{e9} needle \u{65e5}\u{672c}".as_bytes()),
+            11 if i % 3 == 0 => big.extend(std::iter::repeat_n(b'y', 9000)),
+            _ => {}
+        }
+        big.push(b'\n');
+    }
+    std::fs::write(root.join("big.txt"), &big).unwrap();
+    std::fs::write(root.join("bad.txt"), b"needle one\nneedle \xff\xfe two\nthree needle\n").unwrap();
+    for d in 0..12 {
+        for f in 0..9 {
+            let path = root.join(format!("tree/d{d}/sub{}/f{f}.rs", f % 3));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, format!("fn f{f}() {{}}\n// needle {d}\n{}needle\n", "\n".repeat(d * f))).unwrap();
+        }
+    }
+    let pipelines = [
+        "grep -n needle big.txt | cut -d: -f1 | tr '\\n' ,",
+        "grep -c needle big.txt",
+        "grep -n 'caf' big.txt | cut -d: -f1 | tr '\\n' ,",
+        "grep -no 'needle.*' big.txt | tail -n 3",
+        "grep -n needle bad.txt",
+        "grep -rn needle tree | sort | tr '\\n' ,",
+        "grep -rc needle tree --include='f1*' | sort | tr '\\n' ,",
+        "grep -rl needle tree/d3 | sort | tr '\\n' ,",
+    ];
+    let assertions: Vec<Value> = pipelines
+        .iter()
+        .enumerate()
+        .map(|(i, pipeline)| {
+            let native = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(pipeline)
+                .current_dir(root)
+                .env("LC_ALL", "C.UTF-8")
+                .output()
+                .unwrap();
+            let expected = String::from_utf8(native.stdout).unwrap();
+            assert!(!expected.trim().is_empty(), "{pipeline}: GNU grep printed nothing");
+            with_expected(command(&format!("G-{i}"), "shell_exit_zero", pipeline), &format!("equals:{expected}"))
+        })
+        .collect();
+    let state = tempfile::tempdir().unwrap();
+    let file = assertions_file(state.path(), json!(assertions));
+    let out = run(&file, root, &["--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (result, pipeline) in report["results"].as_array().unwrap().iter().zip(pipelines) {
+        assert_eq!(result["status"], "pass", "{pipeline}: {}", result["message"]);
+    }
+}

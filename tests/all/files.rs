@@ -1,7 +1,8 @@
-//! The host's whole-file reads (`files.read` in wit/check.wit, `sandbox/files.rs`)
-//! against hostile paths: every way out of the root is refused, a FIFO neither blocks
-//! nor is read, a file larger than the memory limit is refused, nothing outside changes,
-//! and a custom validator that imports the interface gets nothing.
+//! The host's whole-file reads and directory listings (`files.read` and `files.list-dir`
+//! in wit/check.wit, `sandbox/files.rs`) against hostile paths: every way out of the
+//! root is refused, a FIFO neither blocks nor is read or listed, a file larger than the
+//! memory limit is refused, nothing outside is named or changes, and a custom validator
+//! that imports the interface gets nothing.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
     let secret = outside.join("secret.txt");
     std::fs::write(&secret, SECRET).unwrap();
     std::fs::write(root.join("a.txt"), "hello\n").unwrap();
+    std::fs::write(root.join("sub/inner.txt"), "inner\n").unwrap();
     let mkfifo =
         |path: &std::path::Path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
     mkfifo(&outside.join("fifo"));
@@ -64,10 +66,49 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
         ("big", "refused ReadError::TooLarge"),
     ];
     let paths: Vec<&str> = expected.iter().map(|(p, _)| *p).chain(["loop-a"]).collect();
+    // Sorted names with the kind each directory entry records (symlinks not followed);
+    // the assertions file itself is in the root too.
+    let root_listing = [
+        "a.txt/File",
+        "abs-inside/Symlink",
+        "abs-link/Symlink",
+        "big/File",
+        "dir-link/Symlink",
+        "fifo-link/Symlink",
+        "fifo/Other",
+        "loop-a/Symlink",
+        "loop-b/Symlink",
+        "rel-inside/Symlink",
+        "rel-link/Symlink",
+        "review-assertions.json/File",
+        "sub/Directory",
+    ]
+    .map(|entry| entry.replace('/', "/EntryKind::"))
+    .join(" ");
+    let root_listing = root_listing.as_str();
+    let listings = [
+        (".", root_listing),
+        ("/", root_listing),
+        ("sub", "inner.txt/EntryKind::File"),
+        ("/sub/", "inner.txt/EntryKind::File"),
+        ("sub/..", root_listing),
+        ("..", "refused ReadError::NotPermitted"),
+        ("/../outside", "refused ReadError::NotPermitted"),
+        ("sub/../../outside", "refused ReadError::NotPermitted"),
+        ("dir-link", "refused ReadError::NotPermitted"),
+        ("abs-link", "refused ReadError::NotPermitted"),
+        ("fifo", "refused ReadError::NotDirectory"),
+        ("fifo-link", "refused ReadError::NotPermitted"),
+        ("a.txt", "refused ReadError::NotDirectory"),
+        ("missing", "refused ReadError::NotFound"),
+        ("/proc/self", "refused ReadError::NotFound"),
+        ("/etc", "refused ReadError::NotFound"),
+    ];
+    let dirs: Vec<&str> = listings.iter().map(|(p, _)| *p).chain(["loop-a"]).collect();
     let file = assertions_file(
         &root,
         json!([
-            {"id": "R-1", "type": "reader", "paths": paths},
+            {"id": "R-1", "type": "reader", "paths": paths, "dirs": dirs},
             {"id": "OK-1", "type": "file_content", "path": "a.txt", "needle": "hello"}
         ]),
     );
@@ -81,11 +122,19 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
     assert_eq!(reader.status, Status::Pass, "{}", reader.message);
     assert_eq!(ok.status, Status::Pass, "{}", ok.message);
     let lines: Vec<&str> = reader.message.lines().collect();
-    for ((path, outcome), line) in expected.iter().zip(&lines) {
+    assert_eq!(lines.len(), expected.len() + listings.len() + 2, "{}", reader.message);
+    let (read_lines, list_lines) = lines.split_at(expected.len() + 1);
+    for ((path, outcome), line) in expected.iter().zip(read_lines) {
         assert_eq!(*line, format!("{path}: {outcome}"));
     }
-    assert!(lines.last().unwrap().starts_with("loop-a: refused"), "{}", lines.last().unwrap());
+    assert!(read_lines.last().unwrap().starts_with("loop-a: refused"), "{}", read_lines.last().unwrap());
+    for ((path, outcome), line) in listings.iter().zip(list_lines) {
+        assert_eq!(*line, format!("{path}: {outcome}"));
+    }
+    assert!(list_lines.last().unwrap().starts_with("loop-a: refused"), "{}", list_lines.last().unwrap());
     assert!(!reader.message.contains(SECRET));
+    // No listing names anything outside the root.
+    assert!(list_lines.iter().all(|line| !line.contains("secret.txt")), "{}", reader.message);
     assert_eq!((sha256(&secret), std::fs::metadata(&secret).unwrap().modified().unwrap()), before);
 }
 
@@ -100,5 +149,5 @@ fn a_custom_validator_cannot_use_the_whole_file_reads() {
     let view = View::whole(&RootDir::new(dir.path()).unwrap());
     let input = Input::Validate { id: "V-1".into(), config: "\"a.txt\"".into() };
     let verdict = sandbox.evaluate(&validator, &view, input).unwrap();
-    assert_eq!(verdict.message, "refused ReadError::NotPermitted");
+    assert_eq!(verdict.message, "refused ReadError::NotPermitted; refused ReadError::NotPermitted");
 }

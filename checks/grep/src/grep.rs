@@ -13,7 +13,7 @@
 
 use crate::search::{self, LineOpts, Matcher, Shared};
 use crate::translate::{self, Syntax};
-use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
+use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 use std::fs;
 
 use std::path::{Path, PathBuf};
@@ -698,8 +698,8 @@ impl Grep<'_, '_> {
             self.message(display, "directory nesting too deep");
             return;
         }
-        let entries = match fs::read_dir(&dir) {
-            Ok(rd) => rd,
+        let entries = match self.ctx.read_dir(&dir) {
+            Ok(list) => list,
             Err(e) => {
                 let name = if display.is_empty() { "." } else { display };
                 let msg = io_message(&e);
@@ -721,7 +721,7 @@ impl Grep<'_, '_> {
             if self.done {
                 return;
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
+            let name = entry.name;
             let shown = if display.is_empty() {
                 name.clone()
             } else if display.ends_with('/') {
@@ -729,17 +729,16 @@ impl Grep<'_, '_> {
             } else {
                 format!("{display}/{name}")
             };
-            let path = entry.path();
-            let Ok(mut ft) = entry.file_type() else {
-                self.message(&shown, "cannot determine file type");
-                continue;
-            };
-            if ft.is_symlink() {
+            let path = dir.join(&name);
+            let mut kind = entry.kind;
+            if kind == Kind::Symlink {
                 if !self.o.dereference {
                     continue;
                 }
                 match fs::metadata(&path) {
-                    Ok(m) => ft = m.file_type(),
+                    Ok(m) if m.is_dir() => kind = Kind::Dir,
+                    Ok(m) if m.is_file() => kind = Kind::File,
+                    Ok(_) => kind = Kind::Other,
                     Err(e) => {
                         let msg = io_message(&e);
                         self.message(&shown, &msg);
@@ -747,18 +746,22 @@ impl Grep<'_, '_> {
                     }
                 }
             }
-            if ft.is_dir() {
-                if self.o.exclude_dirs.iter().any(|g| glob_matches(g, &name, false)) {
-                    continue;
+            match kind {
+                Kind::Dir => {
+                    if self.o.exclude_dirs.iter().any(|g| glob_matches(g, &name, false)) {
+                        continue;
+                    }
+                    self.walk(path, &shown, depth + 1);
                 }
-                self.walk(path, &shown, depth + 1);
-            } else if ft.is_file() {
-                if excluded_by_globs(&self.o.file_globs, &name, false) {
-                    continue;
+                Kind::File => {
+                    if excluded_by_globs(&self.o.file_globs, &name, false) {
+                        continue;
+                    }
+                    self.search_path(&path, &shown);
                 }
-                self.search_path(&path, &shown);
+                // FIFOs, sockets and devices found while recursing are skipped unopened.
+                Kind::Symlink | Kind::Other => {}
             }
-            // FIFOs, sockets and devices found while recursing are skipped unopened.
         }
     }
 

@@ -10,7 +10,7 @@
 //! It does not read files, decide about binary files, or print file-level results
 //! (`-l`, `-c`): the callers do, because grep and rg differ there.
 
-use memchr::{memchr, memchr_iter, memrchr};
+use memchr::{memchr, memrchr};
 use regex::bytes::Regex;
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
@@ -243,11 +243,7 @@ impl Run<'_> {
             return 0;
         }
         let (at, n) = self.cursor;
-        let n = if p >= at {
-            n + memchr_iter(b'\n', &self.buf[at..p]).count() as u64
-        } else {
-            n - memchr_iter(b'\n', &self.buf[p..at]).count() as u64
-        };
+        let n = if p >= at { n + count_newlines(&self.buf[at..p]) } else { n - count_newlines(&self.buf[p..at]) };
         self.cursor = (p, n);
         n
     }
@@ -307,7 +303,7 @@ impl Run<'_> {
                 let lineno = self.lineno(ls);
                 let mut at = 0;
                 while let Some((s, e)) = self.matcher.next_match(line, at) {
-                    if self.opts.check_encoding && std::str::from_utf8(&line[s..e]).is_err() {
+                    if self.opts.check_encoding && !is_utf8(&line[s..e]) {
                         self.encoding_error = true;
                         return false;
                     }
@@ -318,7 +314,7 @@ impl Run<'_> {
                 }
             }
         } else {
-            if self.opts.check_encoding && std::str::from_utf8(line).is_err() {
+            if self.opts.check_encoding && !is_utf8(line) {
                 self.encoding_error = true;
                 return false;
             }
@@ -337,12 +333,87 @@ impl Run<'_> {
             self.out.push(if self.opts.name_terminator_nul { 0 } else { sep });
         }
         if self.opts.line_number {
-            self.out.extend_from_slice(lineno.to_string().as_bytes());
+            push_decimal(self.out, lineno);
             self.out.push(sep);
         }
         if self.opts.byte_offset {
-            self.out.extend_from_slice(offset.to_string().as_bytes());
+            push_decimal(self.out, offset);
             self.out.push(sep);
         }
     }
+}
+
+/// Appends `n` in decimal: once per printed line, so without the allocation of
+/// `to_string`.
+fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// The newlines in `bytes`. `grep -n` counts every line before each match, so with many
+/// matches this is a pass over most of the input: in the component it compares 16
+/// bytes at a time and sums the hits in byte counters, about twice as fast as
+/// `memchr_iter(..).count()`, which turns each block into a bit mask first.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn count_newlines(bytes: &[u8]) -> u64 {
+    use core::arch::wasm32::{
+        u8x16_eq, u8x16_splat, u8x16_sub, u16x8_extadd_pairwise_u8x16, u32x4_extadd_pairwise_u16x8, u32x4_extract_lane,
+        v128, v128_load,
+    };
+    let newline = u8x16_splat(b'\n');
+    let mut total = 0u64;
+    // A byte counter takes at most 255 hits: one block of 255 vectors per sum.
+    let mut blocks = bytes.chunks(16 * 255);
+    for block in &mut blocks {
+        let mut vectors = block.chunks_exact(16);
+        let mut counts = u8x16_splat(0);
+        for vector in &mut vectors {
+            // SAFETY: `vector` is 16 bytes in bounds; `v128_load` needs no alignment.
+            let v = unsafe { v128_load(vector.as_ptr().cast::<v128>()) };
+            // A lane that holds a newline compares to 0xFF, that is -1: subtracting adds 1.
+            counts = u8x16_sub(counts, u8x16_eq(v, newline));
+        }
+        let sums = u32x4_extadd_pairwise_u16x8(u16x8_extadd_pairwise_u8x16(counts));
+        total += (u32x4_extract_lane::<0>(sums)
+            + u32x4_extract_lane::<1>(sums)
+            + u32x4_extract_lane::<2>(sums)
+            + u32x4_extract_lane::<3>(sums)) as u64;
+        total += vectors.remainder().iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+    total
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn count_newlines(bytes: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', bytes).count() as u64
+}
+
+/// Whether `line` is valid UTF-8, checked once per printed line (GNU grep's encoding
+/// check): in the component an ASCII line, the usual case, is recognised 16 bytes at a
+/// time, where `str::from_utf8`'s ASCII path takes 4 (`usize` is 32 bits there).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn is_utf8(line: &[u8]) -> bool {
+    use core::arch::wasm32::{u8x16_bitmask, u8x16_splat, v128, v128_load, v128_or};
+    let mut vectors = line.chunks_exact(16);
+    let mut any = u8x16_splat(0);
+    for vector in &mut vectors {
+        // SAFETY: `vector` is 16 bytes in bounds; `v128_load` needs no alignment.
+        any = v128_or(any, unsafe { v128_load(vector.as_ptr().cast::<v128>()) });
+    }
+    let ascii = u8x16_bitmask(any) == 0 && vectors.remainder().is_ascii();
+    ascii || std::str::from_utf8(line).is_ok()
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+fn is_utf8(line: &[u8]) -> bool {
+    std::str::from_utf8(line).is_ok()
 }

@@ -70,6 +70,16 @@ pub fn run(script: &Script, ctx: Ctx, lookup: Lookup) -> Run {
     Run { status, stdout, stderr, trouble: shell.trouble, programs: shell.programs }
 }
 
+/// Appends `bytes` to `to`, moving rather than copying when `to` is still empty (the
+/// usual case: one command's output, which may be tens of megabytes).
+fn append(to: &mut Vec<u8>, bytes: Vec<u8>) {
+    if to.is_empty() {
+        *to = bytes;
+    } else {
+        to.extend_from_slice(&bytes);
+    }
+}
+
 /// Whether execution continues after a command or an `exit` unwinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -212,8 +222,8 @@ impl Shell {
     ) -> Flow {
         for (bytes, dest) in [(own_out, dests[0]), (own_err, dests[1])] {
             match dest {
-                Dest::Out => out.extend_from_slice(&bytes),
-                Dest::Err => err.extend_from_slice(&bytes),
+                Dest::Out => append(out, bytes),
+                Dest::Err => append(err, bytes),
                 Dest::Null => {}
             }
         }

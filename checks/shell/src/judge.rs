@@ -36,20 +36,17 @@ pub fn judge(rule: &Rule, run: &Run, notes: &[String]) -> Result<Verdict, String
         return Err(t.to_string());
     }
     let failed = run.trouble.iter().find(|t| matches!(t, Trouble::Failed { .. }));
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let stdout = stdout.trim();
-    let both = || {
-        let mut all = String::from_utf8_lossy(&run.stdout).into_owned();
-        all.push_str(&String::from_utf8_lossy(&run.stderr));
-        all.trim().to_string()
-    };
+    // Only `count` and `equals` compare the whole output; the other rules need to know
+    // whether it is blank and to quote its start. A grep of a large tree can print tens of
+    // megabytes: decoding all of it for a 2,000-character quote cost more than the search.
+    let whole = || String::from_utf8_lossy(&run.stdout).trim().to_string();
     let verdict = match rule {
-        Rule::OutputPresent if !stdout.is_empty() => Verdict::pass(quote(stdout)),
+        Rule::OutputPresent if !is_blank(&run.stdout) => Verdict::pass(quote(&[&run.stdout])),
         Rule::OutputPresent => match failed {
             Some(t) => return Err(format!("the command failed, so the match could not be checked: {t}")),
             None => Verdict::fail("No output — pattern not found"),
         },
-        Rule::OutputAbsent if !stdout.is_empty() => Verdict::fail(quote(stdout)),
+        Rule::OutputAbsent if !is_blank(&run.stdout) => Verdict::fail(quote(&[&run.stdout])),
         Rule::OutputAbsent => match failed {
             Some(t) => {
                 return Err(format!("no output, but only because the command failed: {t}"));
@@ -57,44 +54,81 @@ pub fn judge(rule: &Rule, run: &Run, notes: &[String]) -> Result<Verdict, String
             None => Verdict::pass("No output"),
         },
         Rule::ExitZero { quiet } => {
-            let output = both();
+            let silent = is_blank(&run.stdout) && is_blank(&run.stderr);
             if run.status != 0 {
-                Verdict::fail(if output.is_empty() { format!("exit status {}", run.status) } else { quote(&output) })
-            } else if *quiet && !output.is_empty() {
-                Verdict::fail(quote(&output))
+                Verdict::fail(if silent {
+                    format!("exit status {}", run.status)
+                } else {
+                    quote(&[&run.stdout, &run.stderr])
+                })
+            } else if *quiet && !silent {
+                Verdict::fail(quote(&[&run.stdout, &run.stderr]))
             } else {
-                Verdict::pass(format!("exit status 0{}", if output.is_empty() { "" } else { " with output" }))
+                Verdict::pass(format!("exit status 0{}", if silent { "" } else { " with output" }))
             }
         }
         Rule::Count { at_least, n } => {
+            let stdout = whole();
             if let Some(t) = failed.filter(|_| stdout.is_empty()) {
                 return Err(format!("the command failed, so there is no count: {t}"));
             }
             let (op, holds) = match stdout.parse::<u64>() {
                 Ok(count) if *at_least => (">=", count >= *n),
                 Ok(count) => ("==", count == *n),
-                Err(_) => return Ok(Verdict::fail(format!("expected a count, got {:?}", quote(stdout)))),
+                Err(_) => return Ok(Verdict::fail(format!("expected a count, got {:?}", quote(&[&run.stdout])))),
             };
             let message = format!("count {stdout} (expected {op} {n})");
             if holds { Verdict::pass(message) } else { Verdict::fail(message) }
         }
         Rule::Equals { text } => {
+            let stdout = whole();
             if let Some(t) = failed.filter(|_| stdout.is_empty()) {
                 return Err(format!("the command failed, so there is no value: {t}"));
             }
             if stdout == text.trim() {
-                Verdict::pass(quote(stdout))
+                Verdict::pass(quote(&[&run.stdout]))
             } else {
-                Verdict::fail(format!("expected {:?}, got {:?}", text.trim(), quote(stdout)))
+                Verdict::fail(format!("expected {:?}, got {:?}", text.trim(), quote(&[&run.stdout])))
             }
         }
     };
     Ok(with_notes(with_evidence(verdict, &run.stdout), notes))
 }
 
-/// Cuts quoted output to [`MAX_QUOTED`] characters.
-fn quote(text: &str) -> String {
-    text.chars().take(MAX_QUOTED).collect()
+/// Whether `bytes`, decoded as (lossy) UTF-8, is only whitespace: what `trim` would
+/// leave empty, without decoding past the first byte that is not ASCII whitespace.
+fn is_blank(bytes: &[u8]) -> bool {
+    match bytes.iter().position(|b| !is_ascii_space(*b)) {
+        None => true,
+        Some(at) if bytes[at].is_ascii() => false,
+        // Unicode whitespace (U+00A0, U+2028, ...) is rare: decode the rest.
+        Some(at) => String::from_utf8_lossy(&bytes[at..]).trim().is_empty(),
+    }
+}
+
+/// The ASCII bytes `char::is_whitespace` accepts.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
+}
+
+/// Bytes decoded for a quote: enough for [`MAX_QUOTED`] characters of UTF-8.
+const QUOTE_WINDOW: usize = MAX_QUOTED * 4;
+
+/// The output `parts`, joined, trimmed and cut to [`MAX_QUOTED`] characters: only the
+/// bytes a quote can show are copied and decoded.
+fn quote(parts: &[&[u8]]) -> String {
+    let mut window = Vec::new();
+    for part in parts {
+        let part = if window.is_empty() {
+            let start = part.iter().position(|b| !is_ascii_space(*b)).unwrap_or(part.len());
+            &part[start..]
+        } else {
+            part
+        };
+        let room = QUOTE_WINDOW.saturating_sub(window.len());
+        window.extend_from_slice(&part[..part.len().min(room)]);
+    }
+    String::from_utf8_lossy(&window).trim().chars().take(MAX_QUOTED).collect()
 }
 
 /// Most evidence entries taken from grep-style output.
@@ -102,8 +136,10 @@ const MAX_EVIDENCE: usize = 50;
 
 /// `path:line:text` lines of the output (grep -n, rg -n) become evidence.
 fn with_evidence(mut verdict: Verdict, stdout: &[u8]) -> Verdict {
-    let text = String::from_utf8_lossy(stdout);
-    for line in text.lines().take(MAX_EVIDENCE) {
+    // The first lines only, each decoded on its own (`str::lines` on the whole output
+    // would decode all of it first).
+    let first = stdout.split(|&b| b == b'\n').take(MAX_EVIDENCE);
+    for line in first.map(|line| String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line))) {
         let mut parts = line.splitn(3, ':');
         if let (Some(path), Some(number), Some(rest)) = (parts.next(), parts.next(), parts.next())
             && let Ok(number) = number.parse::<u32>()
@@ -176,5 +212,47 @@ mod tests {
         assert_eq!(v.evidence[0].path, "src/a.rs");
         assert_eq!(v.evidence[0].line, Some(12));
         assert!(v.message.starts_with("reviewhost: vacuous\n"));
+    }
+
+    #[test]
+    fn blank_output_is_what_trim_leaves_empty() {
+        for blank in ["", " \n\t\r\x0b\x0c", "\u{a0}", " \u{2028}\n"] {
+            assert!(is_blank(blank.as_bytes()), "{blank:?}");
+            assert_eq!(is_blank(blank.as_bytes()), blank.trim().is_empty());
+        }
+        for text in ["x", "  \n x", "\u{a0}x", "\u{e9}", "\n\u{2028}é"] {
+            assert!(!is_blank(text.as_bytes()), "{text:?}");
+        }
+        // Invalid UTF-8 decodes to U+FFFD, which is not whitespace.
+        assert!(!is_blank(b" \xff "));
+    }
+
+    #[test]
+    fn a_huge_output_is_quoted_from_its_start_only() {
+        let mut stdout = Vec::new();
+        for i in 0..200_000 {
+            stdout.extend_from_slice(format!("src/f{i}.rs:{i}:  let config = load();\r\n").as_bytes());
+        }
+        let v = judge(&Rule::OutputPresent, &Run { stdout: stdout.clone(), ..Run::default() }, &[]).unwrap();
+        assert!(v.passed);
+        let expected: String = String::from_utf8_lossy(&stdout).trim().chars().take(MAX_QUOTED).collect();
+        assert_eq!(v.message, expected);
+        assert_eq!(v.evidence.len(), MAX_EVIDENCE);
+        assert_eq!((v.evidence[0].path.as_str(), v.evidence[0].line), ("src/f0.rs", Some(0)));
+        assert_eq!(v.evidence[0].text, "  let config = load();");
+        let v = judge(&Rule::OutputAbsent, &Run { stdout, ..Run::default() }, &[]).unwrap();
+        assert!(!v.passed);
+        assert_eq!(v.message, expected);
+    }
+
+    #[test]
+    fn exit_status_quotes_stdout_then_stderr() {
+        let r = Run { status: 1, stdout: b"  out\n".to_vec(), stderr: b"err\n".to_vec(), ..Run::default() };
+        assert_eq!(judge(&Rule::ExitZero { quiet: false }, &r, &[]).unwrap().message, "out\nerr");
+        let r = Run { status: 1, stdout: b" \n".to_vec(), stderr: b" \t".to_vec(), ..Run::default() };
+        assert_eq!(judge(&Rule::ExitZero { quiet: false }, &r, &[]).unwrap().message, "exit status 1");
+        let r = Run { status: 0, stdout: Vec::new(), stderr: b"warning\n".to_vec(), ..Run::default() };
+        let v = judge(&Rule::ExitZero { quiet: true }, &r, &[]).unwrap();
+        assert_eq!((v.passed, v.message.as_str()), (false, "warning"));
     }
 }

@@ -14,7 +14,7 @@
 
 mod vfs;
 
-pub use vfs::Ctx;
+pub use vfs::{Ctx, DirEntry, Kind};
 
 /// The streams of one program run.
 pub struct Io<'a> {

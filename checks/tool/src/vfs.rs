@@ -57,18 +57,53 @@ impl Ctx {
     pub fn read(&self, real: &Path) -> io::Result<Vec<u8>> {
         #[cfg(target_arch = "wasm32")]
         if let Some(path) = real.to_str() {
-            use reviewhost_guest::bindings::builtin::reviewhost::check::files::{ReadError, read};
-            return read(path).map_err(|e| match e {
-                ReadError::NotFound => io::ErrorKind::NotFound.into(),
-                ReadError::NotPermitted => io::ErrorKind::PermissionDenied.into(),
-                ReadError::IsDirectory => io::ErrorKind::IsADirectory.into(),
-                ReadError::NotDirectory => io::ErrorKind::NotADirectory.into(),
-                ReadError::NotRegularFile => io::Error::other("Not a regular file"),
-                ReadError::TooLarge => io::Error::other("File too large"),
-                ReadError::Other(text) => io::Error::other(text),
-            });
+            return reviewhost_guest::bindings::builtin::reviewhost::check::files::read(path).map_err(read_error);
         }
         std::fs::read(real)
+    }
+
+    /// The entries of the directory at `real`, in the order the filesystem returns them,
+    /// each with its kind as the directory records it (a symlink is not followed).
+    ///
+    /// In the component this is one call to the host's `files` interface; through WASI a
+    /// listing costs a stream and a `stat` of every entry. An entry that cannot be
+    /// listed (a name that is not UTF-8) is an error in its place.
+    pub fn read_dir(&self, real: &Path) -> io::Result<Vec<io::Result<DirEntry>>> {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(path) = real.to_str() {
+            use reviewhost_guest::bindings::builtin::reviewhost::check::files::{EntryKind, list_dir};
+            let entries = list_dir(path).map_err(read_error)?;
+            return Ok(entries
+                .into_iter()
+                .map(|entry| {
+                    let entry = entry.map_err(read_error)?;
+                    let kind = match entry.kind {
+                        EntryKind::File => Kind::File,
+                        EntryKind::Directory => Kind::Dir,
+                        EntryKind::Symlink => Kind::Symlink,
+                        EntryKind::Other => Kind::Other,
+                    };
+                    Ok(DirEntry { name: entry.name, kind })
+                })
+                .collect());
+        }
+        Ok(std::fs::read_dir(real)?
+            .map(|entry| {
+                let entry = entry?;
+                let kind = entry.file_type()?;
+                let kind = if kind.is_file() {
+                    Kind::File
+                } else if kind.is_dir() {
+                    Kind::Dir
+                } else if kind.is_symlink() {
+                    Kind::Symlink
+                } else {
+                    Kind::Other
+                };
+                let name = entry.file_name().into_string().map_err(|_| io::Error::other(NOT_UTF8))?;
+                Ok(DirEntry { name, kind })
+            })
+            .collect())
     }
 
     /// `path` as a real path (for `std::fs`) when it is already real (from a directory
@@ -78,6 +113,42 @@ impl Ctx {
     pub fn virtual_of_real(&self, real: &Path) -> Option<String> {
         let rel = real.strip_prefix(&self.root).ok()?;
         Some(format!("/{}", rel.to_string_lossy()))
+    }
+}
+
+/// What a directory entry is, from the directory itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    /// Not followed: a program that follows symlinks asks `std::fs::metadata`.
+    Symlink,
+    /// A FIFO, socket or device: never opened.
+    Other,
+}
+
+/// One entry of [`Ctx::read_dir`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// The error of an entry whose name is not UTF-8: `EILSEQ` in the C library's words.
+const NOT_UTF8: &str = "Invalid or incomplete multibyte or wide character";
+
+/// A refusal of the host's `files` interface as the `io::Error` `std::fs` would give.
+#[cfg(target_arch = "wasm32")]
+fn read_error(e: reviewhost_guest::bindings::builtin::reviewhost::check::files::ReadError) -> io::Error {
+    use reviewhost_guest::bindings::builtin::reviewhost::check::files::ReadError;
+    match e {
+        ReadError::NotFound => io::ErrorKind::NotFound.into(),
+        ReadError::NotPermitted => io::ErrorKind::PermissionDenied.into(),
+        ReadError::IsDirectory => io::ErrorKind::IsADirectory.into(),
+        ReadError::NotDirectory => io::ErrorKind::NotADirectory.into(),
+        ReadError::NotRegularFile => io::Error::other("Not a regular file"),
+        ReadError::TooLarge => io::Error::other("File too large"),
+        ReadError::Other(text) => io::Error::other(text),
     }
 }
 

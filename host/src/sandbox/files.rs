@@ -1,12 +1,16 @@
-//! The `files` interface of `wit/check.wit`: whole-file reads for the built-in checks.
+//! The `files` interface of `wit/check.wit`: whole-file reads and directory listings for
+//! the built-in checks.
 //!
 //! Grepping a tree through WASI costs, per file, an open, a stat, a host call and a
-//! zeroed 64 KiB buffer per 64 KiB read, and a close; this is one call that reads the
-//! file into a buffer of its exact size. It keeps WASI's guarantees and adds two:
+//! zeroed 64 KiB buffer per 64 KiB read, and a close, and per directory entry a `stat`
+//! (WASI's `read-directory` reports each entry's type from a `stat`); here a file is
+//! one call that reads it into a buffer of its exact size with one `read`, and a
+//! directory is one call whose entry types come from the directory itself. Both keep
+//! WASI's guarantees and add two:
 //!
 //! - paths resolve inside the root with cap-std's resolver (the one WASI uses): `..`
 //!   past the root, absolute symlinks and symlinks leading out are refused;
-//! - nothing is written: the file is opened read-only;
+//! - nothing is written: files and directories are opened read-only;
 //! - a special file is never read, and opening one cannot block: the open is
 //!   non-blocking (a FIFO without a writer opens at once) and anything but a regular
 //!   file is refused after the open, on the descriptor, so a swap between a check and
@@ -17,13 +21,14 @@
 //! WASI, within its `paths`, and every call here is refused.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use cap_primitives::fs::{OpenOptions, OpenOptionsExt};
 
 use super::HostState;
-use super::bindings::builtin::reviewhost::check::files::{Host, ReadError};
+use super::bindings::builtin::reviewhost::check::files::{DirEntry, EntryKind, Host, ReadError};
 
 /// The root a store may read whole files from.
 pub(super) struct Files {
@@ -39,19 +44,22 @@ impl Files {
         Files { root: root.to_path_buf(), dir: None, max_bytes }
     }
 
-    fn read(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
-        let relative = path.trim_start_matches('/');
-        let relative = Path::new(if relative.is_empty() { "." } else { relative });
-        let dir = match &mut self.dir {
-            Some(dir) => dir,
-            empty => empty.insert(
+    /// The root, opened on first use.
+    fn dir(&mut self) -> Result<&File, ReadError> {
+        match &mut self.dir {
+            Some(dir) => Ok(dir),
+            empty => Ok(empty.insert(
                 cap_primitives::fs::open_ambient_dir(&self.root, cap_primitives::ambient_authority())
                     .map_err(refusal)?,
-            ),
-        };
+            )),
+        }
+    }
+
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
+        let max_bytes = self.max_bytes;
         let mut options = OpenOptions::new();
         options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-        let file = cap_primitives::fs::open(dir, relative, &options).map_err(refusal)?;
+        let file = cap_primitives::fs::open(self.dir()?, relative(path), &options).map_err(refusal)?;
         let meta = file.metadata().map_err(refusal)?;
         if meta.is_dir() {
             return Err(ReadError::IsDirectory);
@@ -59,18 +67,92 @@ impl Files {
         if !meta.is_file() {
             return Err(ReadError::NotRegularFile);
         }
-        if meta.len() > self.max_bytes {
+        if meta.len() > max_bytes {
             return Err(ReadError::TooLarge);
         }
-        let mut data = Vec::new();
-        data.try_reserve_exact(meta.len() as usize + 1).map_err(|_| ReadError::TooLarge)?;
-        // The file may grow after the stat: never read past the cap.
-        (&file).take(self.max_bytes + 1).read_to_end(&mut data).map_err(refusal)?;
-        if data.len() as u64 > self.max_bytes {
-            return Err(ReadError::TooLarge);
-        }
-        Ok(data)
+        read_whole(&file, meta.len(), max_bytes)
     }
+
+    fn list_dir(&mut self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
+        let entries = cap_primitives::fs::read_dir(self.dir()?, relative(path)).map_err(refusal)?;
+        let mut list = Vec::new();
+        for entry in entries {
+            list.push(entry.map_err(refusal).and_then(|entry| {
+                let mut kind = entry.file_type().map_err(refusal)?;
+                if !(kind.is_file() || kind.is_dir() || kind.is_symlink()) {
+                    // A filesystem that records no type (DT_UNKNOWN): ask the entry itself,
+                    // without following it.
+                    kind = entry.metadata().map_err(refusal)?.file_type();
+                }
+                let kind = if kind.is_file() {
+                    EntryKind::File
+                } else if kind.is_dir() {
+                    EntryKind::Directory
+                } else if kind.is_symlink() {
+                    EntryKind::Symlink
+                } else {
+                    EntryKind::Other
+                };
+                // No path in the sandbox can name it (paths are strings): EILSEQ, in the C
+                // library's words, as the guest's own listing says.
+                let name = entry
+                    .file_name()
+                    .into_string()
+                    .map_err(|_| ReadError::Other("Invalid or incomplete multibyte or wide character".into()))?;
+                Ok(DirEntry { name, kind })
+            }));
+        }
+        Ok(list)
+    }
+}
+
+/// `path` (absolute inside the root, or relative to it) relative to the root.
+fn relative(path: &str) -> &Path {
+    let relative = path.trim_start_matches('/');
+    Path::new(if relative.is_empty() { "." } else { relative })
+}
+
+/// The content of `file`, a regular file of `len` bytes when it was stat'ed, in a buffer
+/// of that size: one `read` when the file has not changed since. A file that grew is read
+/// on, never past `max_bytes`.
+fn read_whole(file: &File, len: u64, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
+    let mut data: Vec<u8> = Vec::new();
+    // One byte more than the stat said, so that a read filling it shows the file grew.
+    data.try_reserve_exact(len as usize + 1).map_err(|_| ReadError::TooLarge)?;
+    loop {
+        if data.len() == data.capacity() {
+            if data.len() as u64 > max_bytes {
+                return Err(ReadError::TooLarge);
+            }
+            data.try_reserve(data.len().max(1 << 16)).map_err(|_| ReadError::TooLarge)?;
+        }
+        let spare = data.spare_capacity_mut();
+        // SAFETY: read(2) writes at most `spare.len()` bytes at `spare`, which is this
+        // vector's allocated, unused capacity; `set_len` below covers only what it wrote.
+        let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+        if n < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(refusal(error));
+        }
+        if n == 0 {
+            break;
+        }
+        let asked = spare.len();
+        // SAFETY: the kernel initialised the `n` bytes after `data.len()` (n <= asked).
+        unsafe { data.set_len(data.len() + n as usize) };
+        // A short read of a regular file that delivered all the stat promised is its end:
+        // no second `read` just to see zero.
+        if (n as usize) < asked && data.len() as u64 >= len {
+            break;
+        }
+    }
+    if data.len() as u64 > max_bytes {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(data)
 }
 
 /// The refusal the guest sees for an I/O error, with the C library's words for the rest.
@@ -91,6 +173,13 @@ impl Host for HostState {
     fn read(&mut self, path: String) -> Result<Vec<u8>, ReadError> {
         match &mut self.files {
             Some(files) => files.read(&path),
+            None => Err(ReadError::NotPermitted),
+        }
+    }
+
+    fn list_dir(&mut self, path: String) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
+        match &mut self.files {
+            Some(files) => files.list_dir(&path),
             None => Err(ReadError::NotPermitted),
         }
     }

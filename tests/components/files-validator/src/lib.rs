@@ -1,5 +1,6 @@
 //! Hostile test component: a custom validator that imports `reviewhost:check/files`, the
-//! whole-file reads meant for built-in checks, and reads the path in its config. The
+//! whole-file reads and directory listings meant for built-in checks, and reads and lists
+//! the path in its config. The
 //! host links the interface for every component but answers a validator with a
 //! refusal: a validator reads through WASI, within its `paths`.
 #[cfg(target_arch = "wasm32")]
@@ -17,6 +18,9 @@ mod component {
                     other(string),
                 }
                 read: func(path: string) -> result<list<u8>, read-error>;
+                enum entry-kind { file, directory, symlink, other }
+                record dir-entry { name: string, kind: entry-kind }
+                list-dir: func(path: string) -> result<list<result<dir-entry, read-error>>, read-error>;
             }
             interface validator {
                 use types.{verdict};
@@ -32,10 +36,15 @@ mod component {
     impl exports::reviewhost::check::validator::Guest for FilesValidator {
         fn validate(_id: String, config: String) -> Result<exports::reviewhost::check::validator::Verdict, String> {
             let path = config.trim_matches('"');
-            let message = match reviewhost::check::files::read(path) {
+            let read = match reviewhost::check::files::read(path) {
                 Ok(data) => format!("read {} bytes", data.len()),
                 Err(e) => format!("refused {e:?}"),
             };
+            let listed = match reviewhost::check::files::list_dir(".") {
+                Ok(entries) => format!("listed {} entries", entries.len()),
+                Err(e) => format!("refused {e:?}"),
+            };
+            let message = format!("{read}; {listed}");
             Ok(exports::reviewhost::check::validator::Verdict { passed: true, message, evidence: Vec::new() })
         }
     }
