@@ -9,6 +9,7 @@ pub mod grep;
 pub mod rg;
 pub mod search;
 pub mod translate;
+mod walk;
 
 use reviewhost_tool::{Ctx, Io, Program};
 

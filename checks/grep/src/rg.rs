@@ -15,12 +15,13 @@
 use grep_printer::{StandardBuilder, SummaryBuilder, SummaryKind};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
-use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
 use std::path::Path;
 use termcolor::NoColor;
+
+use crate::walk::{Filters, Visit, walk};
 
 /// The name rg prints for standard input.
 const STDIN_LABEL: &str = "<stdin>";
@@ -509,6 +510,18 @@ impl Rg<'_, '_> {
         let single_file =
             operands.len() == 1 && std::fs::metadata(self.ctx.real(&operands[0])).is_ok_and(|m| m.is_file());
         let with_name = self.o.with_filename.unwrap_or(!single_file);
+        let filters = !self.o.no_ignore;
+        let walk_filters = Filters {
+            hidden: !self.o.hidden,
+            parents: filters && !self.o.no_ignore_parent,
+            rgignore: filters,
+            dot_ignore: filters && !self.o.no_ignore_dot,
+            git_ignore: filters && !self.o.no_ignore_vcs,
+            follow: self.o.follow,
+            max_depth: self.o.max_depth,
+            overrides,
+            types,
+        };
         for op in list {
             if self.o.quiet && self.matched {
                 break;
@@ -517,62 +530,33 @@ impl Rg<'_, '_> {
                 Some(p) => self.ctx.real(p),
                 None => cwd_real.clone(),
             };
-            let mut wb = WalkBuilder::new(&root);
-            let filters = !self.o.no_ignore;
-            wb.hidden(!self.o.hidden)
-                .parents(filters && !self.o.no_ignore_parent)
-                .ignore(filters && !self.o.no_ignore_dot)
-                .git_ignore(filters && !self.o.no_ignore_vcs)
-                .git_exclude(filters && !self.o.no_ignore_vcs)
-                .git_global(false)
-                .require_git(true)
-                .follow_links(self.o.follow)
-                .max_depth(self.o.max_depth)
-                .overrides(overrides.clone())
-                .types(types.clone())
-                .sort_by_file_name(|a, b| a.cmp(b));
-            if filters && !self.o.no_ignore_dot {
-                wb.add_custom_ignore_filename(".rgignore");
-            }
-            for entry in wb.build() {
-                if self.o.quiet && self.matched {
-                    break;
-                }
-                let entry = match entry {
-                    Ok(e) => e,
-                    Err(e) => {
-                        let shown = op.unwrap_or(".").to_string();
-                        let msg = match e.io_error() {
-                            Some(io) => crate::grep::io_message(io),
-                            None => e.to_string(),
-                        };
-                        self.message(&shown, &msg);
-                        continue;
+            walk(self.ctx, &root, &walk_filters, &mut |visit| {
+                match visit {
+                    Visit::Error { path, error } => {
+                        let shown = display_path(op, &root, &path);
+                        self.message(if shown.is_empty() { "." } else { &shown }, &error);
                     }
-                };
-                let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                if !is_file {
-                    continue;
-                }
-                let shown = display_path(op, &root, entry.path());
-                let explicit = entry.depth() == 0;
-                if self.o.files {
-                    self.matched = true;
-                    if !self.o.quiet {
-                        self.io.stdout.extend_from_slice(shown.as_bytes());
-                        self.io.stdout.push(if self.o.null { 0 } else { b'\n' });
-                    }
-                    continue;
-                }
-                let Some(m) = matcher else { continue };
-                match self.ctx.read(entry.path()) {
-                    Ok(data) => self.search_data(m, &data, &shown, with_name, explicit),
-                    Err(e) => {
-                        let msg = crate::grep::io_message(&e);
-                        self.message(&shown, &msg);
+                    Visit::File { path, explicit } => {
+                        let shown = display_path(op, &root, &path);
+                        if self.o.files {
+                            self.matched = true;
+                            if !self.o.quiet {
+                                self.io.stdout.extend_from_slice(shown.as_bytes());
+                                self.io.stdout.push(if self.o.null { 0 } else { b'\n' });
+                            }
+                        } else if let Some(m) = matcher {
+                            match self.ctx.read(&path) {
+                                Ok(data) => self.search_data(m, &data, &shown, with_name, explicit),
+                                Err(e) => {
+                                    let msg = crate::grep::io_message(&e);
+                                    self.message(&shown, &msg);
+                                }
+                            }
+                        }
                     }
                 }
-            }
+                !(self.o.quiet && self.matched)
+            });
         }
         None
     }

@@ -12,7 +12,7 @@ fn fixture(root: &Path) {
     let files: Vec<(&str, &[u8])> = vec![
         (".git/HEAD", b"ref: refs/heads/main\n"),
         (".gitignore", b"target/\n*.log\n"),
-        (".ignore", b"ignored_by_dot_ignore.txt\n"),
+        (".ignore", b"ignored_by_dot_ignore.txt\n!special.log\n"),
         ("src/main.rs", b"fn main() { Foo(); }\nstruct FooBar;\nlet foo = 1;\n// TODO fix Foo\n"),
         ("src/_archive/old.rs", b"fn Foo() {}\n"),
         ("src/lib/util.rs", b"pub fn Foo_x() {}\n// foo\nfn helper() { Foo::new() }\n"),
@@ -29,6 +29,25 @@ fn fixture(root: &Path) {
         ("empty.txt", b""),
         ("config.yaml", b"key: foo\n"),
         ("Cargo.toml", b"[package]\nname = \"foo\"\n"),
+        // Ignore-file precedence: `.rgignore`, `.ignore` over `.gitignore`, nested rules,
+        // whitelists, `.git/info/exclude`, and a nested repository, which the outer
+        // repository's `.gitignore` does not reach.
+        (".git/info/exclude", b"excluded_by_info.txt\n"),
+        ("excluded_by_info.txt", b"foo\n"),
+        (".rgignore", b"rg_ignored.txt\n"),
+        ("rg_ignored.txt", b"foo\n"),
+        ("special.log", b"foo special\n"),
+        ("src/.gitignore", b"generated.rs\n!keep.log\n"),
+        ("src/generated.rs", b"foo generated\n"),
+        ("src/keep.log", b"foo kept log\n"),
+        ("src/other.log", b"foo other log\n"),
+        ("vendor/.git/HEAD", b"ref: refs/heads/main\n"),
+        ("vendor/.gitignore", b"*.txt\n"),
+        ("vendor/a.txt", b"foo vendored\n"),
+        ("vendor/b.rs", b"foo b\n"),
+        ("vendor/x.log", b"foo log in nested repo\n"),
+        ("deep/er/still/deeper.rs", b"foo deep\n"),
+        ("deep/.ignore", b"still/\n"),
     ];
     for (name, data) in files {
         let path = root.join(name);
@@ -116,6 +135,19 @@ fn cases() -> Vec<(Vec<String>, Vec<u8>)> {
         &["foo$", "crlf.txt"],
         &["-w", "Foo", "src"],
         &["-x", "a|b", "docs"],
+        &["-l", "foo", "src"],
+        &["-l", "foo", "src/"],
+        &["-l", "foo", "vendor"],
+        &["-l", "foo", "deep"],
+        &["-l", "foo", "deep/er"],
+        &["--no-ignore-parent", "-l", "foo", "src"],
+        &["--no-ignore-parent", "-l", "foo", "deep/er"],
+        &["--no-ignore-vcs", "-l", "foo"],
+        &["--no-ignore-dot", "-l", "foo"],
+        &["--hidden", "-l", "foo"],
+        &["--files", "vendor", "src"],
+        &["-g", "*.log", "-l", "foo"],
+        &["-g", "!src", "-l", "foo"],
     ];
     let mut out: Vec<(Vec<String>, Vec<u8>)> =
         table.iter().map(|a| (a.iter().map(|s| s.to_string()).collect(), Vec::new())).collect();
