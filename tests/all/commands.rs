@@ -324,3 +324,34 @@ fn grep_line_numbers_and_walks_agree_with_gnu_grep() {
         assert_eq!(result["status"], "pass", "{pipeline}: {}", result["message"]);
     }
 }
+
+/// A grep whose output is several times the check's memory limit still gets its verdict:
+/// the output goes straight to a `grep_match` verdict, which reads only its start, so
+/// the sandboxed grep stops keeping lines once it has what the verdict reads.
+#[test]
+fn output_larger_than_the_memory_limit_still_gets_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = "needle in a line\n".repeat(60_000);
+    for i in 0..20 {
+        std::fs::write(dir.path().join(format!("f{i:02}.txt")), &lines).unwrap();
+    }
+    let assertions = json!([
+        command("BIG", "grep_match", "grep -rn needle ."),
+        command("NONE", "grep_not_match", "grep -rn needle ."),
+        with_expected(command("COUNT", "shell_exit_zero", "grep -rn needle . | wc -l"), "count:1200000"),
+    ]);
+    let state = tempfile::tempdir().unwrap();
+    let file = assertions_file(state.path(), assertions);
+    // ~58 MB of grep output against a 48 MiB memory limit.
+    let out = run(&file, dir.path(), &["--format", "json", "--memory", "48MiB", "--timeout", "60s"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let (big, none, count) = (&results[0], &results[1], &results[2]);
+    assert_eq!(big["status"], "pass", "{}", big["message"]);
+    assert!(big["message"].as_str().unwrap().starts_with("./f"), "{}", big["message"]);
+    assert_eq!(big["evidence"].as_array().unwrap().len(), 50);
+    assert_eq!(none["status"], "fail", "{}", none["message"]);
+    // Through a pipe, all of it is read: here it does not fit, and says so.
+    assert_eq!(count["status"], "error", "{}", count["message"]);
+    assert!(count["message"].as_str().unwrap().contains("memory limit"), "{}", count["message"]);
+}

@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use reviewhost_tool::{Ctx, Io};
+use reviewhost_tool::{Ctx, Io, NO_LIMIT};
 
 /// One differential case.
 struct Case {
@@ -594,7 +594,8 @@ fn run_ours(case: &Case, dir: &Path) -> (Vec<u8>, Vec<u8>, i32) {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let status = {
-        let mut io = Io { stdin: case.stdin.as_bytes(), stdout: &mut stdout, stderr: &mut stderr };
+        let mut io =
+            Io { stdin: case.stdin.as_bytes(), stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT };
         program(&args, &ctx, &mut io)
     };
     (stdout, stderr, status)
@@ -668,7 +669,8 @@ fn fifo_is_refused_without_blocking() {
             _ => vec!["pipe".into()],
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let status = program(&args, &ctx, &mut Io { stdin: b"", stdout: &mut out, stderr: &mut err });
+        let status =
+            program(&args, &ctx, &mut Io { stdin: b"", stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT });
         assert_ne!(status, 0, "{tool} on a FIFO must fail");
         let err = String::from_utf8_lossy(&err);
         assert!(err.contains("Is a FIFO"), "{tool}: {err}");
@@ -718,7 +720,11 @@ fn odd_arguments_do_not_panic() {
         for args in odd {
             let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let _ = program(&args, &ctx, &mut Io { stdin: b"x\n\xff\n", stdout: &mut out, stderr: &mut err });
+            let _ = program(
+                &args,
+                &ctx,
+                &mut Io { stdin: b"x\n\xff\n", stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT },
+            );
         }
     }
     assert!(reviewhost_coreutils::lookup("rm").is_none());

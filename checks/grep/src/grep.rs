@@ -591,18 +591,9 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
     };
     let operands = std::mem::take(&mut o.operands);
     let recursive = o.directories == Directories::Recurse;
-    let mut g = Grep {
-        out_file: false,
-        o,
-        ctx,
-        io,
-        matcher,
-        shared: Shared::default(),
-        line_opts,
-        matched: false,
-        error: false,
-        done: false,
-    };
+    let shared = Shared::new(io.stdout_limit);
+    let mut g =
+        Grep { out_file: false, o, ctx, io, matcher, shared, line_opts, matched: false, error: false, done: false };
     if operands.is_empty() {
         if recursive {
             g.out_file = g.o.with_filename.unwrap_or(true);

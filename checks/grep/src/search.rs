@@ -131,10 +131,35 @@ pub struct Found {
 }
 
 /// State that lives across files: whether anything was printed yet, for the `--`
-/// separator before the first group of a later file.
-#[derive(Debug, Default)]
+/// separator before the first group of a later file, and whether output past the
+/// reader's limit ([`reviewhost_tool::Io::stdout_limit`]) is being dropped.
+#[derive(Debug)]
 pub struct Shared {
     pub used: bool,
+    /// Output length at which to decide whether to drop: the reader's limit, then
+    /// twice the length at each decision not to, so that a blank output is not
+    /// rescanned per line.
+    check_at: usize,
+    /// Sticky: nothing more is appended.
+    dropping: bool,
+}
+
+impl Shared {
+    pub fn new(stdout_limit: usize) -> Shared {
+        Shared { used: false, check_at: stdout_limit, dropping: false }
+    }
+
+    /// Whether to stop appending to `out`: it is past the reader's limit, and what it
+    /// holds is not blank and has the lines the reader keeps. Everything else (the
+    /// encoding check, the exit status) goes on as if the lines were printed.
+    fn drops(&mut self, out: &[u8]) -> bool {
+        if !self.dropping && out.len() >= self.check_at {
+            self.dropping = memchr::memchr_iter(b'\n', out).count() >= reviewhost_tool::KEPT_LINES
+                && !String::from_utf8_lossy(out).trim().is_empty();
+            self.check_at = out.len().saturating_mul(2);
+        }
+        self.dropping
+    }
 }
 
 struct Run<'a> {
@@ -278,7 +303,7 @@ impl Run<'_> {
                 p = prev_line_start(self.buf, p);
             }
         }
-        if self.opts.separators && self.shared.used && self.lastout != Some(p) {
+        if self.opts.separators && self.shared.used && self.lastout != Some(p) && !self.shared.drops(self.out) {
             self.out.extend_from_slice(b"--\n");
         }
         while p < ls {
@@ -296,20 +321,23 @@ impl Run<'_> {
     /// as binary at the end).
     fn print_line(&mut self, ls: usize, le: usize, sep: u8) -> bool {
         let line = &self.buf[ls..le];
+        let drop = self.shared.drops(self.out);
         if self.opts.only_matching {
             // Context lines print nothing with -o; selected lines print their matches
             // (none when inverted: the selected lines are those without a match).
             if sep == b':' && !self.opts.invert {
-                let lineno = self.lineno(ls);
+                let lineno = if drop { 0 } else { self.lineno(ls) };
                 let mut at = 0;
                 while let Some((s, e)) = self.matcher.next_match(line, at) {
                     if self.opts.check_encoding && !is_utf8(&line[s..e]) {
                         self.encoding_error = true;
                         return false;
                     }
-                    self.prefix(lineno, (ls + s) as u64, sep);
-                    self.out.extend_from_slice(&line[s..e]);
-                    self.out.push(b'\n');
+                    if !drop {
+                        self.prefix(lineno, (ls + s) as u64, sep);
+                        self.out.extend_from_slice(&line[s..e]);
+                        self.out.push(b'\n');
+                    }
                     at = e;
                 }
             }
@@ -318,10 +346,12 @@ impl Run<'_> {
                 self.encoding_error = true;
                 return false;
             }
-            let lineno = self.lineno(ls);
-            self.prefix(lineno, ls as u64, sep);
-            self.out.extend_from_slice(line);
-            self.out.push(b'\n');
+            if !drop {
+                let lineno = self.lineno(ls);
+                self.prefix(lineno, ls as u64, sep);
+                self.out.extend_from_slice(line);
+                self.out.push(b'\n');
+            }
         }
         self.lastout = Some(le + 1);
         true

@@ -7,7 +7,7 @@
 //! directory read order: both sides read the same directories with `readdir`, so the
 //! order is the same on one machine.
 
-use reviewhost_tool::{Ctx, Io};
+use reviewhost_tool::{Ctx, Io, NO_LIMIT};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -278,7 +278,7 @@ fn real(dir: &Path, c: &Case) -> Outcome {
 fn ours(dir: &Path, c: &Case) -> Outcome {
     let ctx = Ctx::new(dir);
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let mut io = Io { stdin: &c.stdin, stdout: &mut stdout, stderr: &mut stderr };
+    let mut io = Io { stdin: &c.stdin, stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT };
     let status = reviewhost_grep::grep(&c.args, &ctx, &mut io);
     Outcome { status, stdout, stderr }
 }
@@ -357,7 +357,7 @@ fn special_files_are_never_opened() {
     assert!(err.starts_with("grep: d/pipe: "), "{err}");
     let mut io_out = Vec::new();
     let mut io_err = Vec::new();
-    let mut io = Io { stdin: b"", stdout: &mut io_out, stderr: &mut io_err };
+    let mut io = Io { stdin: b"", stdout: &mut io_out, stderr: &mut io_err, stdout_limit: NO_LIMIT };
     assert_eq!(reviewhost_grep::rg(&["foo".to_string()], &Ctx::new(dir.path()), &mut io), 0);
     assert_eq!(io_out, b"d/a.txt:foo\n");
 }
@@ -409,11 +409,11 @@ fn odd_patterns_never_panic() {
             args.push("-e".into());
             args.push(p.to_string());
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err };
+            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT };
             let status = reviewhost_grep::grep(&args, &Ctx::new("/nonexistent"), &mut io);
             assert!((0..=2).contains(&status), "{args:?}");
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err };
+            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT };
             let status = reviewhost_grep::rg(&args, &Ctx::new("/nonexistent"), &mut io);
             assert!((0..=2).contains(&status), "rg {args:?}");
         }
@@ -422,4 +422,53 @@ fn odd_patterns_never_panic() {
         assert!(reviewhost_grep::lookup(name).is_some());
     }
     assert!(reviewhost_grep::lookup("sed").is_none());
+}
+
+/// With a reader that needs only the start of stdout (`Io::stdout_limit`), grep's output
+/// is a prefix of its whole output, and it drops nothing before it has kept
+/// `KEPT_LINES` lines that are not all blank; status and stderr never change.
+#[test]
+fn a_limited_reader_gets_a_prefix_and_the_same_status() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root);
+    let mut many = String::new();
+    for i in 0..3000 {
+        // Whitespace-only lines first, so that the kept output starts blank.
+        many.push_str(if i < 500 { "   \n" } else { "word and more words\n" });
+    }
+    std::fs::write(root.join("many.txt"), &many).expect("write");
+    std::fs::write(root.join("binary.dat"), b"word\0\n").expect("write");
+    let cases: &[&[&str]] = &[
+        &["-rn", "o", "."],
+        &["-n", "^ *$\\|word", "many.txt"],
+        &["-c", "word", "many.txt"],
+        &["-o", "wor", "many.txt"],
+        &["-r", "word", "many.txt", "binary.dat", "missing"],
+        &["-C2", "-n", "word", "many.txt"],
+        &["-rn", "nothing-matches-this", "."],
+    ];
+    let run = |args: &[&str], stdout_limit: usize| {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let mut io = Io { stdin: b"", stdout: &mut stdout, stderr: &mut stderr, stdout_limit };
+        let status = reviewhost_grep::grep(&args, &Ctx::new(root), &mut io);
+        (status, stdout, stderr)
+    };
+    let mut dropped_some = false;
+    for args in cases {
+        let (status, whole, stderr) = run(args, NO_LIMIT);
+        for limit in [0, 1, 100, 5000] {
+            let (s, kept, e) = run(args, limit);
+            assert_eq!((s, &e), (status, &stderr), "{args:?} limit {limit}");
+            assert!(whole.starts_with(&kept), "{args:?} limit {limit}: not a prefix");
+            if kept.len() < whole.len() {
+                dropped_some = true;
+                assert!(kept.len() >= limit, "{args:?} limit {limit}: dropped before the limit");
+                assert!(kept.iter().filter(|&&b| b == b'\n').count() >= reviewhost_tool::KEPT_LINES, "{args:?}");
+                assert!(!String::from_utf8_lossy(&kept).trim().is_empty(), "{args:?}: kept only blank lines");
+            }
+        }
+    }
+    assert!(dropped_some, "no case exercised the limit");
 }

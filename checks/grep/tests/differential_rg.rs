@@ -4,7 +4,7 @@
 //! binary files. Compares stdout bytes and exit status exactly, stderr only as empty
 //! versus non-empty (ripgrep 13 words its errors differently).
 
-use reviewhost_tool::{Ctx, Io};
+use reviewhost_tool::{Ctx, Io, NO_LIMIT};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -196,7 +196,7 @@ fn rg_matches_ripgrep() {
         let want = child.wait_with_output().expect("wait for rg");
         let ctx = Ctx::new(dir.path());
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let mut io = Io { stdin, stdout: &mut stdout, stderr: &mut stderr };
+        let mut io = Io { stdin, stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT };
         let status = reviewhost_grep::rg(args, &ctx, &mut io);
         let want_status = want.status.code().unwrap_or(-1);
         if !want.stdout.is_empty() {

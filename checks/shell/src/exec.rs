@@ -12,7 +12,7 @@
 //! that could not run is an `error`, never a vacuous pass, even when the analyst wrote
 //! `2>/dev/null`.
 
-use reviewhost_tool::{Ctx, Io, Program, io_message};
+use reviewhost_tool::{Ctx, Io, NO_LIMIT, Program, io_message};
 
 use crate::parse::{AndOr, Command, Op, Piece, Pipeline, Redirect, Script, Word};
 
@@ -60,8 +60,11 @@ pub struct Run {
 }
 
 /// Runs `script` with `ctx` as the filesystem view and `lookup` for programs.
-pub fn run(script: &Script, ctx: Ctx, lookup: Lookup) -> Run {
-    let mut shell = Shell { ctx, lookup, last_status: 0, trouble: Vec::new(), programs: Vec::new() };
+/// `stdout_limit` is how much of the script's stdout the caller reads
+/// ([`Io::stdout_limit`]); programs whose output goes straight there get it.
+pub fn run(script: &Script, ctx: Ctx, lookup: Lookup, stdout_limit: usize) -> Run {
+    let mut shell =
+        Shell { ctx, lookup, last_status: 0, trouble: Vec::new(), programs: Vec::new(), stdout_limit, to_final: true };
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let status = match shell.script(script, &[], &mut stdout, &mut stderr) {
@@ -101,6 +104,11 @@ struct Shell {
     last_status: i32,
     trouble: Vec<Trouble>,
     programs: Vec<String>,
+    /// [`Io::stdout_limit`] of the script's own stdout.
+    stdout_limit: usize,
+    /// Whether the stdout of the command running now ends in the script's stdout (not in
+    /// a pipe, a substitution or a redirection).
+    to_final: bool,
 }
 
 /// Where a file descriptor's writes go.
@@ -145,17 +153,20 @@ impl Shell {
             let mut input = stdin.to_vec();
             let mut status = 0;
             let last = pipeline.commands.len() - 1;
+            let to_final = self.to_final;
             for (i, command) in pipeline.commands.iter().enumerate() {
                 let saved_cwd = self.ctx.cwd.clone();
                 let mut output = Vec::new();
+                self.to_final = to_final && i == last;
                 status = self.command(command, &input, &mut output, err).status();
                 self.ctx.cwd = saved_cwd;
                 if i == last {
-                    out.extend_from_slice(&output);
+                    append(out, output);
                 } else {
                     input = output;
                 }
             }
+            self.to_final = to_final;
             Flow::Next(status)
         };
         let flow = match flow {
@@ -180,6 +191,10 @@ impl Shell {
         let stdin = input.as_deref().unwrap_or(stdin);
         let mut own_out = Vec::new();
         let mut own_err = Vec::new();
+        // Output the command sends elsewhere (a file, stderr, /dev/null) does not reach
+        // the script's stdout, whatever it runs.
+        let to_final = self.to_final;
+        self.to_final = to_final && dests[0] == Dest::Out;
         let flow = match command {
             Command::Simple { words, .. } => self.simple(words, stdin, &mut own_out, &mut own_err),
             Command::Subshell { body, .. } => {
@@ -193,7 +208,10 @@ impl Shell {
                 let mut chosen = None;
                 for (condition, body) in branches {
                     match self.script(condition, stdin, &mut own_out, &mut own_err) {
-                        Flow::Exit(s) => return self.route(Flow::Exit(s), dests, own_out, own_err, out, err),
+                        Flow::Exit(s) => {
+                            self.to_final = to_final;
+                            return self.route(Flow::Exit(s), dests, own_out, own_err, out, err);
+                        }
                         Flow::Next(0) => {
                             chosen = Some(body);
                             break;
@@ -207,6 +225,7 @@ impl Shell {
                 }
             }
         };
+        self.to_final = to_final;
         self.route(flow, dests, own_out, own_err, out, err)
     }
 
@@ -314,7 +333,8 @@ impl Shell {
             return Flow::Next(NOT_FOUND);
         };
         let mut own_err = Vec::new();
-        let status = program(args, &self.ctx, &mut Io { stdin, stdout: out, stderr: &mut own_err });
+        let stdout_limit = if self.to_final { self.stdout_limit } else { NO_LIMIT };
+        let status = program(args, &self.ctx, &mut Io { stdin, stdout: out, stderr: &mut own_err, stdout_limit });
         let grep_family = matches!(name.as_str(), "grep" | "egrep" | "fgrep" | "rg");
         let failed = if grep_family { status >= 2 } else { status != 0 && !own_err.is_empty() };
         if failed {
@@ -395,7 +415,9 @@ impl Shell {
                     let saved_cwd = self.ctx.cwd.clone();
                     let saved_status = self.last_status;
                     let mut captured = Vec::new();
+                    let to_final = std::mem::replace(&mut self.to_final, false);
                     let status = self.script(script, &[], &mut captured, err).status();
+                    self.to_final = to_final;
                     self.ctx.cwd = saved_cwd;
                     self.last_status = if status == 0 { saved_status } else { status };
                     let text = String::from_utf8_lossy(&captured);
@@ -491,7 +513,13 @@ mod tests {
             }
             1
         }
+        fn limit(_: &[String], _: &Ctx, io: &mut Io) -> i32 {
+            let limit = if io.stdout_limit == NO_LIMIT { "none".to_string() } else { io.stdout_limit.to_string() };
+            io.stdout.extend_from_slice(format!("{limit}\n").as_bytes());
+            0
+        }
         match name {
+            "limit" => Some(limit),
             "echo" => Some(echo),
             "cat" => Some(cat),
             "status" => Some(status),
@@ -506,7 +534,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("web/src")).unwrap();
         std::fs::write(dir.path().join("web/src/a.ts"), "").unwrap();
         std::fs::write(dir.path().join("input.txt"), "from file\n").unwrap();
-        run(&parse(command).unwrap(), Ctx::new(dir.path()), programs)
+        run(&parse(command).unwrap(), Ctx::new(dir.path()), programs, NO_LIMIT)
     }
 
     fn out(run: &Run) -> String {
@@ -573,5 +601,27 @@ mod tests {
     fn long_pipelines_run() {
         let command = std::iter::repeat_n("cat", 1000).collect::<Vec<_>>().join(" | ");
         assert_eq!(out(&sh(&format!("echo deep | {command}"))), "deep\n");
+    }
+
+    /// Only a program whose stdout goes straight to the script's stdout is told that its
+    /// reader needs only the start; pipes, substitutions and redirections read all of it.
+    #[test]
+    fn only_output_that_reaches_the_verdict_is_limited() {
+        let dir = tempfile::tempdir().unwrap();
+        let limited = |command: &str| {
+            let run = run(&parse(command).unwrap(), Ctx::new(dir.path()), programs, 100);
+            String::from_utf8(run.stdout).unwrap()
+        };
+        assert_eq!(limited("limit"), "100\n");
+        assert_eq!(limited("limit; limit && limit"), "100\n100\n100\n");
+        assert_eq!(limited("limit | cat"), "none\n");
+        assert_eq!(limited("cat | limit"), "100\n");
+        assert_eq!(limited("echo $(limit)"), "none\n");
+        assert_eq!(limited("(limit) && { limit; }"), "100\n100\n");
+        assert_eq!(limited("if limit; then limit; fi"), "100\n100\n");
+        assert_eq!(limited("limit 1>&2; limit >/dev/null; limit"), "100\n");
+        assert_eq!(limited("{ limit; limit; } | cat; limit"), "none\nnone\n100\n");
+        let unlimited = run(&parse("limit").unwrap(), Ctx::new(dir.path()), programs, NO_LIMIT);
+        assert_eq!(unlimited.stdout, b"none\n");
     }
 }

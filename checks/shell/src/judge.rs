@@ -30,6 +30,22 @@ pub enum Rule {
 /// Most characters of output quoted in a message; the host keeps 500 of them in the file.
 const MAX_QUOTED: usize = 2000;
 
+/// Bytes of the script's stdout that the rules reading only its start need. A program
+/// printing straight to the verdict may drop what comes after them, once what it kept is
+/// not blank and holds [`reviewhost_tool::KEPT_LINES`] lines ([`reviewhost_tool::Io`]):
+/// the verdict, its quote and its evidence are the same either way.
+const READ_BYTES: usize = 1 << 20;
+const _: () = assert!(QUOTE_WINDOW <= READ_BYTES && MAX_EVIDENCE <= reviewhost_tool::KEPT_LINES);
+
+/// How much of the script's stdout judging by `rule` reads: the start, or, for a count
+/// or a value, all of it.
+pub fn stdout_limit(rule: &Rule) -> usize {
+    match rule {
+        Rule::OutputPresent | Rule::OutputAbsent | Rule::ExitZero { .. } => READ_BYTES,
+        Rule::Count { .. } | Rule::Equals { .. } => reviewhost_tool::NO_LIMIT,
+    }
+}
+
 /// Judges `run` by `rule`. `Err` means "could not evaluate": the host reports `error`.
 pub fn judge(rule: &Rule, run: &Run, notes: &[String]) -> Result<Verdict, String> {
     if let Some(t) = run.trouble.iter().find(|t| matches!(t, Trouble::Unavailable(_) | Trouble::Refused(_))) {

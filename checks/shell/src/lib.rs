@@ -55,7 +55,7 @@ pub fn evaluate_at(assertion: &str, root: &std::path::Path) -> Result<Verdict, S
         let verdict = if notes.is_empty() { Verdict::pass("no findings") } else { Verdict::fail("findings") };
         return Ok(notes.into_iter().fold(verdict, |v, note| v.with_evidence("", None, note)));
     }
-    let run = exec::run(&script, ctx, lookup);
+    let run = exec::run(&script, ctx, lookup, judge::stdout_limit(&input.reviewhost_rule));
     judge::judge(&input.reviewhost_rule, &run, &notes)
 }
 

@@ -21,7 +21,22 @@ pub struct Io<'a> {
     pub stdin: &'a [u8],
     pub stdout: &'a mut Vec<u8>,
     pub stderr: &'a mut Vec<u8>,
+    /// How many bytes of stdout its reader needs ([`NO_LIMIT`]: all of them). Past this
+    /// many, a program may stop appending output once what it kept is not blank and
+    /// holds [`KEPT_LINES`] lines; its exit status and stderr stay as if it had printed
+    /// everything. The shell sets it for output that goes straight to a verdict that
+    /// reads only its start (`grep_match`, `grep_not_match`, exit-status rules): a grep
+    /// printing tens of megabytes would otherwise spend its time, and the check's memory,
+    /// on lines nobody reads.
+    pub stdout_limit: usize,
 }
+
+/// [`Io::stdout_limit`] for a reader that needs all of stdout (a pipe, `$(...)`, a
+/// count).
+pub const NO_LIMIT: usize = usize::MAX;
+
+/// Lines a program keeps before it may drop output past [`Io::stdout_limit`].
+pub const KEPT_LINES: usize = 64;
 
 /// A program: arguments (without the program name), context, streams → exit status.
 pub type Program = fn(args: &[String], ctx: &Ctx, io: &mut Io) -> i32;
