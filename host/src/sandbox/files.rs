@@ -121,10 +121,13 @@ fn read_whole(file: &File, len: u64, max_bytes: u64) -> Result<Vec<u8>, ReadErro
     data.try_reserve_exact(len as usize + 1).map_err(|_| ReadError::TooLarge)?;
     loop {
         if data.len() == data.capacity() {
-            if data.len() as u64 > max_bytes {
+            // The file grew: read on, but never hold more than one byte past the cap (that
+            // byte is what shows the file is too large).
+            let room = usize::try_from(max_bytes + 1).unwrap_or(usize::MAX).saturating_sub(data.len());
+            if room == 0 {
                 return Err(ReadError::TooLarge);
             }
-            data.try_reserve(data.len().max(1 << 16)).map_err(|_| ReadError::TooLarge)?;
+            data.try_reserve_exact(data.len().max(1 << 16).min(room)).map_err(|_| ReadError::TooLarge)?;
         }
         let spare = data.spare_capacity_mut();
         // SAFETY: read(2) writes at most `spare.len()` bytes at `spare`, which is this
@@ -182,5 +185,34 @@ impl Host for HostState {
             Some(files) => files.list_dir(&path),
             None => Err(ReadError::NotPermitted),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `read_whole` with a size from the stat that no longer holds: the file grew (the
+    /// stat said less) or shrank (it said more) between the two.
+    #[test]
+    fn a_file_that_changed_since_its_stat_is_read_whole_and_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let content: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &content).unwrap();
+        let file = File::open(&path).unwrap();
+        let read = |len: u64, max: u64| {
+            use std::io::{Seek, SeekFrom};
+            (&file).seek(SeekFrom::Start(0)).unwrap();
+            read_whole(&file, len, max)
+        };
+        assert_eq!(read(200_000, 200_000).unwrap(), content);
+        // Grew since the stat: read on, in steps, up to the cap.
+        assert_eq!(read(10, 1 << 20).unwrap(), content);
+        assert_eq!(read(0, 200_000).unwrap(), content);
+        assert!(matches!(read(10, 199_999), Err(ReadError::TooLarge)));
+        assert!(matches!(read(150_000, 150_000), Err(ReadError::TooLarge)));
+        // Shrank since the stat.
+        assert_eq!(read(300_000, 1 << 20).unwrap(), content);
     }
 }
