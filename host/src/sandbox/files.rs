@@ -74,9 +74,17 @@ impl Files {
     }
 
     fn list_dir(&mut self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
+        let max_bytes = self.max_bytes;
         let entries = cap_primitives::fs::read_dir(self.dir()?, relative(path)).map_err(refusal)?;
         let mut list = Vec::new();
+        // The listing is built on the host, outside the check's memory limit: a directory
+        // whose listing would not fit in the check's memory is refused as a file would be.
+        let mut bytes = 0u64;
         for entry in entries {
+            bytes += std::mem::size_of::<DirEntry>() as u64 + entry.as_ref().map_or(0, |e| e.file_name().len() as u64);
+            if bytes > max_bytes {
+                return Err(ReadError::TooLarge);
+            }
             list.push(entry.map_err(refusal).and_then(|entry| {
                 let mut kind = entry.file_type().map_err(refusal)?;
                 if !(kind.is_file() || kind.is_dir() || kind.is_symlink()) {
@@ -214,5 +222,18 @@ mod tests {
         assert!(matches!(read(150_000, 150_000), Err(ReadError::TooLarge)));
         // Shrank since the stat.
         assert_eq!(read(300_000, 1 << 20).unwrap(), content);
+    }
+
+    /// A listing is built on the host: one that would not fit in the check's memory is
+    /// refused rather than allocated.
+    #[test]
+    fn a_listing_larger_than_the_memory_limit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..100 {
+            std::fs::write(dir.path().join(format!("file-with-a-long-name-{i:04}")), "").unwrap();
+        }
+        let names = |files: &mut Files| files.list_dir("/").map(|list| list.len());
+        assert!(matches!(names(&mut Files::new(dir.path(), 1 << 20)), Ok(100)));
+        assert!(matches!(names(&mut Files::new(dir.path(), 2_000)), Err(ReadError::TooLarge)));
     }
 }
