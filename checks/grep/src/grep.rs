@@ -727,9 +727,7 @@ impl Grep<'_, '_> {
                     continue;
                 }
                 match fs::metadata(&path) {
-                    Ok(m) if m.is_dir() => kind = Kind::Dir,
-                    Ok(m) if m.is_file() => kind = Kind::File,
-                    Ok(_) => kind = Kind::Other,
+                    Ok(m) => kind = Kind::from(m.file_type()),
                     Err(e) => {
                         let msg = io_message(&e);
                         self.message(&shown, &msg);

@@ -153,9 +153,7 @@ impl Walker<'_> {
             let path = dir.join(&entry.name);
             let kind = match entry.kind {
                 Kind::Symlink if self.filters.follow => match std::fs::metadata(&path) {
-                    Ok(meta) if meta.is_dir() => Kind::Dir,
-                    Ok(meta) if meta.is_file() => Kind::File,
-                    Ok(_) => Kind::Other,
+                    Ok(meta) => Kind::from(meta.file_type()),
                     Err(e) => {
                         if !(self.visit)(Visit::Error { path, error: crate::grep::io_message(&e) }) {
                             return false;

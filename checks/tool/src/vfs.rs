@@ -90,16 +90,7 @@ impl Ctx {
         Ok(std::fs::read_dir(real)?
             .map(|entry| {
                 let entry = entry?;
-                let kind = entry.file_type()?;
-                let kind = if kind.is_file() {
-                    Kind::File
-                } else if kind.is_dir() {
-                    Kind::Dir
-                } else if kind.is_symlink() {
-                    Kind::Symlink
-                } else {
-                    Kind::Other
-                };
+                let kind = Kind::from(entry.file_type()?);
                 let name = entry.file_name().into_string().map_err(|_| io::Error::other(NOT_UTF8))?;
                 Ok(DirEntry { name, kind })
             })
@@ -125,6 +116,22 @@ pub enum Kind {
     Symlink,
     /// A FIFO, socket or device: never opened.
     Other,
+}
+
+impl From<std::fs::FileType> for Kind {
+    /// The kind of a `std::fs` file type: from `symlink_metadata` or a directory entry a
+    /// symlink, from `metadata` (which follows it) what it leads to.
+    fn from(kind: std::fs::FileType) -> Kind {
+        if kind.is_file() {
+            Kind::File
+        } else if kind.is_dir() {
+            Kind::Dir
+        } else if kind.is_symlink() {
+            Kind::Symlink
+        } else {
+            Kind::Other
+        }
+    }
 }
 
 /// One entry of [`Ctx::read_dir`].
