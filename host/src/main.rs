@@ -434,7 +434,7 @@ fn run(args: RunArgs, reports: Reports) -> anyhow::Result<ExitCode> {
         _ => Detail::Normal,
     };
     let progress = Progress::start(!args.quiet);
-    let report = runner.run_observed(&options, &|total, _| progress.advance(total));
+    let report = runner.run_observed(&options, progress.observer());
     progress.finish();
     let report = report?;
 
@@ -511,9 +511,13 @@ impl Progress {
         Progress { bar, done: Some(done), reveal: Some(reveal) }
     }
 
-    fn advance(&self, total: usize) {
-        self.bar.set_length(total as u64);
-        self.bar.inc(1);
+    /// What the run calls as assertions finish.
+    fn observer(&self) -> impl Fn(usize, usize) + Send + Sync + 'static {
+        let bar = self.bar.clone();
+        move |finished, total| {
+            bar.set_length(total as u64);
+            bar.inc(finished as u64);
+        }
     }
 
     fn finish(mut self) {

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveError, Status};
 use crate::authoring::fixtures::{self, CaseResult, FixtureError};
-use crate::check::{Checks, Evaluations, Outcome, Site};
+use crate::check::{Checks, Outcome, Site};
 use crate::sandbox::{Cache, Limits, RootDir, Sandbox, SandboxError};
 
 /// What a run is asked to do.
@@ -140,15 +140,16 @@ impl Runner {
 
     /// Runs every assertion in `options.file`.
     pub fn run(&self, options: &RunOptions) -> Result<RunReport, RunError> {
-        self.run_observed(options, &|_, _| {})
+        self.run_observed(options, |_, _| {})
     }
 
-    /// [`Runner::run`], calling `observe(total, outcome)` from the worker threads as each
-    /// assertion finishes (for a progress bar), `total` being the number that will run.
+    /// [`Runner::run`], calling `observe(finished, total)` as `finished` more assertions
+    /// are done, out of the `total` that will run (for a progress bar), from the threads
+    /// that evaluate them.
     pub fn run_observed(
         &self,
         options: &RunOptions,
-        observe: &(dyn Fn(usize, &Outcome) + Sync),
+        observe: impl Fn(usize, usize) + Send + Sync + 'static,
     ) -> Result<RunReport, RunError> {
         let root =
             RootDir::new(&options.root).map_err(|source| RunError::Root { root: options.root.clone(), source })?;
@@ -171,12 +172,9 @@ impl Runner {
             .filter(|&i| options.shard.is_none_or(|shard| shard.contains(&file.assertions()[i].id)))
             .collect();
         let total = selected.len();
-        let shared = Evaluations::default();
-        let outcomes = parallel_map(&selected, self.jobs, |&index| {
-            let outcome = self.checks.execute_shared(self.checks.plan(&file.assertions()[index], &site), &shared);
-            observe(total, &outcome);
-            outcome
-        });
+        // Planning loads components (a custom one may compile), so it runs in parallel too.
+        let plans = parallel_map(&selected, self.jobs, |&index| self.checks.plan(&file.assertions()[index], &site));
+        let outcomes: Vec<Outcome> = self.checks.execute_all(plans, move |finished| observe(finished, total));
 
         let passed = outcomes.iter().filter(|o| o.status == Status::Pass).count();
         let confidence = Confidence::new(passed, outcomes.len());
@@ -205,7 +203,8 @@ impl Runner {
         let root = RootDir::new(root).map_err(|source| RunError::Root { root: root.to_path_buf(), source })?;
         let file = assertion::load(file)?;
         let site = Site { root, file_dir: file_dir(file.path()) };
-        let findings = parallel_map(file.assertions(), self.jobs, |a| self.checks.lint(a, &site));
+        let lints = parallel_map(file.assertions(), self.jobs, |a| self.checks.lint(a, &site));
+        let findings = self.checks.finish_lint(lints);
         Ok(file
             .assertions()
             .iter()

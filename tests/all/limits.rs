@@ -27,11 +27,12 @@ fn hostile_file(dir: &std::path::Path, hostile_type: &str) -> std::path::PathBuf
     )
 }
 
-/// Runs the hostile file with the component registered for `hostile_type`; returns the
-/// hostile assertion's message and duration, after checking its neighbours.
-fn run_hostile(component: &str, limits: Limits, dir: &std::path::Path) -> (String, Duration) {
+/// Runs the hostile file with the component registered for `hostile_type`, `jobs`
+/// evaluations at a time; returns the hostile assertion's message and duration, after
+/// checking its neighbours.
+fn run_hostile(component: &str, limits: Limits, jobs: usize, dir: &std::path::Path) -> (String, Duration) {
     let file = hostile_file(dir, "hostile");
-    let mut runner = runner(limits, 2);
+    let mut runner = runner(limits, jobs);
     runner.checks_mut().register(&["hostile"], "hostile", &std::fs::read(component).unwrap());
     let report =
         runner.run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true, shard: None }).unwrap();
@@ -51,7 +52,7 @@ fn an_infinite_loop_times_out_within_the_deadline() {
     for timeout in [Duration::from_secs(1), Limits::default().timeout] {
         let dir = tempfile::tempdir().unwrap();
         let limits = Limits { timeout, ..Limits::default() };
-        let (message, took) = run_hostile(reviewhost_tests::SPIN, limits, dir.path());
+        let (message, took) = run_hostile(reviewhost_tests::SPIN, limits, 2, dir.path());
         assert_eq!(message, format!("timed out after {} s", timeout.as_secs()));
         assert!(took >= limits.timeout && took < limits.timeout + SLACK, "took {took:?}");
         eprintln!("runaway check at a {timeout:?} timeout: error after {took:?}");
@@ -63,26 +64,29 @@ fn unbounded_memory_growth_hits_the_memory_limit() {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits { memory: 64 << 20, ..Limits::default() };
     let started = Instant::now();
-    let (message, _) = run_hostile(reviewhost_tests::BALLOON, limits, dir.path());
+    let (message, _) = run_hostile(reviewhost_tests::BALLOON, limits, 2, dir.path());
     assert_eq!(message, "memory limit 64 MiB exceeded");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
 }
 
 /// Opening a FIFO blocks inside a host call, where no epoch deadline can fire. The
-/// watchdog abandons the evaluation and the run finishes.
+/// watchdog abandons the evaluation and the run finishes: with one thread, the
+/// assertions after the blocked one run on the thread that replaces it.
 #[test]
 fn a_host_call_blocked_on_a_fifo_is_abandoned() {
-    let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("fifo");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
-    let started = Instant::now();
-    let (message, took) = run_hostile(reviewhost_tests::FIFO_READER, limits, dir.path());
-    assert!(message.starts_with("blocked in a host call for more than 2 s"), "{message}");
-    assert!(took < limits.timeout + WATCHDOG_GRACE + SLACK, "took {took:?}");
-    assert!(started.elapsed() < limits.timeout + WATCHDOG_GRACE + SLACK * 2);
-    // Release the abandoned thread: a writer lets its open() return.
-    drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+    for jobs in [1, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
+        let started = Instant::now();
+        let (message, took) = run_hostile(reviewhost_tests::FIFO_READER, limits, jobs, dir.path());
+        assert!(message.starts_with("blocked in a host call for more than 2 s"), "{message}");
+        assert!(took < limits.timeout + WATCHDOG_GRACE + SLACK, "took {took:?}");
+        assert!(started.elapsed() < limits.timeout + WATCHDOG_GRACE + SLACK * 2, "jobs {jobs}");
+        // Release the abandoned thread: a writer lets its open() return.
+        drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+    }
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! Assertions that ask the same question share one evaluation within a run
-//! (`check::Evaluations`), and sharing never changes a verdict.
+//! (`Checks::execute_all`), and sharing never changes a verdict.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use reviewhost::assertion;
-use reviewhost::check::{Checks, Evaluations, Site};
+use reviewhost::check::{Checks, Site};
 use reviewhost::sandbox::{Cache, Limits, RootDir, Sandbox};
 use serde_json::json;
 
@@ -33,11 +33,16 @@ fn repeated_questions_are_evaluated_once() {
     let checks = Checks::builtin(Arc::new(Sandbox::new(Limits::default(), 2, Some(cache)).unwrap()));
     let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };
 
-    let shared = Evaluations::default();
-    let together: Vec<_> =
-        file.assertions().iter().map(|a| checks.execute_shared(checks.plan(a, &site), &shared)).collect();
-    // grep_not_match, grep_match, src/a.rs, src/b.rs, two needles.
-    assert_eq!(shared.len(), 6);
+    // One call of `finished` per evaluation, with the number of assertions it answered.
+    let finished = Arc::new(Mutex::new(Vec::new()));
+    let seen = finished.clone();
+    let plans = file.assertions().iter().map(|a| checks.plan(a, &site)).collect();
+    let together = checks.execute_all(plans, move |n| seen.lock().unwrap().push(n));
+    let mut finished = finished.lock().unwrap().clone();
+    finished.sort();
+    // grep_not_match (3 ids), src/a.rs (2 spellings), and once each: grep_match,
+    // src/b.rs, two needles.
+    assert_eq!(finished, [1, 1, 1, 1, 2, 3]);
 
     let alone: Vec<_> = file.assertions().iter().map(|a| checks.execute(checks.plan(a, &site))).collect();
     for ((a, shared), alone) in file.assertions().iter().zip(&together).zip(&alone) {

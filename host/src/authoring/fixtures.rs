@@ -11,12 +11,13 @@
 //! Each case runs exactly as a `custom` assertion would: same sandbox, same limits.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::assertion::Status;
 use crate::check::Outcome;
-use crate::sandbox::{CheckComponent, Input, RootDir, Sandbox, View};
+use crate::sandbox::{CheckComponent, Input, RootDir, Sandbox, Task, View};
 
 /// Why fixtures could not be run (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -71,7 +72,8 @@ pub fn run(sandbox: &Sandbox, component: &CheckComponent, dir: &Path) -> Result<
     if cases.is_empty() {
         return Err(invalid(dir, "no cases: expected subdirectories with a case.json and a root/".into()));
     }
-    let mut results = Vec::new();
+    let component = Arc::new(component.clone());
+    let (mut tasks, mut expected) = (Vec::new(), Vec::new());
     for case_dir in cases {
         let name = case_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let case_file = case_dir.join("case.json");
@@ -79,10 +81,13 @@ pub fn run(sandbox: &Sandbox, component: &CheckComponent, dir: &Path) -> Result<
         let case: Case = serde_json::from_slice(&text).map_err(|e| invalid(&case_file, e.to_string()))?;
         let root = RootDir::new(&case_dir.join("root")).map_err(|e| invalid(&case_dir.join("root"), e.to_string()))?;
         let input = Input::Validate { id: case.id.unwrap_or_else(|| name.clone()), config: case.config.to_string() };
-        let started = std::time::Instant::now();
-        let result = sandbox.evaluate(component, &View::whole(&root), input);
-        let outcome = Outcome::from_evaluation(result, started.elapsed());
-        results.push(CaseResult { name, expect: case.expect, outcome });
+        tasks.push(Task { component: component.clone(), input, view: View::whole(&root) });
+        expected.push((name, case.expect));
     }
-    Ok(results)
+    let evaluations = sandbox.evaluate_all(tasks, |_| {});
+    Ok(expected
+        .into_iter()
+        .zip(evaluations)
+        .map(|((name, expect), evaluation)| CaseResult { name, expect, outcome: Outcome::from_evaluation(evaluation) })
+        .collect())
 }

@@ -10,12 +10,12 @@
 //!
 //! Components are loaded lazily: a file without file checks never compiles the fs check,
 //! and each distinct custom component is loaded once per run. Within a run, assertions
-//! that ask a component the same question share one evaluation ([`Evaluations`]).
+//! that ask a component the same question share one evaluation ([`Checks::execute_all`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use sha2::Digest;
@@ -23,7 +23,7 @@ use sha2::Digest;
 pub mod expect;
 
 use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
-use crate::sandbox::{CheckComponent, EvalError, Evidence, Input, RootDir, Sandbox, SandboxError, Verdict, View};
+use crate::sandbox::{CheckComponent, Evaluation, Evidence, Input, RootDir, Sandbox, SandboxError, Task, View};
 
 /// The built-in check components, compiled by `build.rs` and embedded.
 mod builtin {
@@ -52,7 +52,8 @@ impl Outcome {
 
     /// Turns an evaluation into an outcome, cutting what an untrusted check returned down
     /// to [`MAX_MESSAGE_CHARS`], [`MAX_EVIDENCE`] entries and [`MAX_EVIDENCE_TEXT_CHARS`].
-    pub(crate) fn from_evaluation(result: Result<Verdict, EvalError>, duration: Duration) -> Outcome {
+    pub(crate) fn from_evaluation(evaluation: Evaluation) -> Outcome {
+        let Evaluation { result, duration } = evaluation;
         match result {
             Ok(v) => Outcome {
                 status: if v.passed { Status::Pass } else { Status::Fail },
@@ -92,8 +93,8 @@ fn cut(text: String, max_chars: usize) -> String {
 /// What has to happen to check one assertion.
 #[derive(Debug)]
 pub enum Plan {
-    /// Run `component` on `input`, seeing `view`.
-    Evaluate { component: Arc<CheckComponent>, input: Input, view: View },
+    /// Run a component.
+    Evaluate(Task),
     /// Already decided, nothing to run.
     Decided(Outcome),
 }
@@ -129,19 +130,13 @@ const FS_READS: &[&str] = &["type", "path", "needle"];
 /// ones are added by the host.
 const SHELL_READS: &[&str] = &["command", "reviewhost_rule", "reviewhost_intent", "reviewhost_mode"];
 
-/// The evaluations of one run, by question: the component, its input and its view.
+/// What a plan asks: the component, its input and its view.
 ///
 /// The root is read-only to every check and a check has no other input (no clock it
 /// may depend on for its verdict, no network, no environment), so the same question
 /// gets the same answer within a run. Analysts repeat checks under different ids (the
 /// same `grep -rn X .` for several findings, the same file for several tracks); each
-/// repeat would otherwise rescan the tree. A repeat that arrives while the first is
-/// still running waits for it rather than running it again.
-#[derive(Default)]
-pub struct Evaluations {
-    by_question: Mutex<HashMap<Question, Arc<OnceLock<Outcome>>>>,
-}
-
+/// repeat would otherwise rescan the tree.
 #[derive(PartialEq, Eq, Hash)]
 struct Question {
     /// The loaded component's address: the same `Arc` for every plan of a run.
@@ -150,15 +145,22 @@ struct Question {
     view: View,
 }
 
-impl Evaluations {
-    /// How many distinct evaluations ran (or are running).
-    pub fn len(&self) -> usize {
-        self.by_question.lock().expect("no panics while held").len()
+impl Question {
+    fn of(task: &Task) -> Question {
+        Question {
+            component: Arc::as_ptr(&task.component) as usize,
+            input: task.input.clone(),
+            view: task.view.clone(),
+        }
     }
+}
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+/// Linting one assertion: what is found without running anything, or the lint-mode
+/// evaluation that finds it ([`Checks::lint`], then [`Checks::finish_lint`]).
+#[derive(Debug)]
+pub enum Lint {
+    Found(Vec<String>),
+    Evaluate(Plan),
 }
 
 /// Which component evaluates which assertion type.
@@ -280,11 +282,11 @@ impl Checks {
             },
             None => View::whole(&site.root),
         };
-        Plan::Evaluate {
+        Plan::Evaluate(Task {
             component,
             input: Input::Validate { id: assertion.id.clone(), config: config.to_string() },
             view,
-        }
+        })
     }
 
     fn component_plan(&self, assertion: &Assertion, object: serde_json::Map<String, Value>, root: &RootDir) -> Plan {
@@ -308,63 +310,109 @@ impl Checks {
             None => object,
         };
         match loaded {
-            Ok(component) => Plan::Evaluate {
+            Ok(component) => Plan::Evaluate(Task {
                 component: component.clone(),
                 input: Input::Assertion(Value::Object(object).to_string()),
                 view: View::whole(root),
-            },
+            }),
             Err(reason) => Plan::Decided(Outcome::decided(Status::Error, reason.clone())),
         }
     }
 
     /// Findings about `assertion` that make it vacuous, impossible or contradictory,
     /// without running it: the type and `expected` are checked here, the command by the
-    /// shell check in its lint mode (the command is untrusted and parsed in the sandbox).
-    pub fn lint(&self, assertion: &Assertion, site: &Site) -> Vec<String> {
+    /// shell check in its lint mode (the command is untrusted and parsed in the sandbox),
+    /// which [`Checks::finish_lint`] runs.
+    pub fn lint(&self, assertion: &Assertion, site: &Site) -> Lint {
         let root = &site.root;
         if let Kind::Custom { .. } = assertion.kind {
-            return match self.plan(assertion, site) {
+            return Lint::Found(match self.plan(assertion, site) {
                 Plan::Decided(Outcome { status: Status::Error, message, .. }) => vec![message],
                 _ => Vec::new(),
-            };
+            });
         }
         let mut object = match self.input(assertion, root) {
             Ok(object) => object,
-            Err(decided) if decided.status == Status::Error => return vec![decided.message],
-            Err(_) => return Vec::new(),
+            Err(decided) if decided.status == Status::Error => return Lint::Found(vec![decided.message]),
+            Err(_) => return Lint::Found(Vec::new()),
         };
         if !matches!(assertion.kind, Kind::Command { .. }) {
-            return match self.by_type.contains_key(&assertion.type_name) {
+            return Lint::Found(match self.by_type.contains_key(&assertion.type_name) {
                 true => Vec::new(),
                 false => vec![format!("unknown assertion type '{}'", assertion.type_name)],
-            };
+            });
         }
         object.insert("reviewhost_mode".into(), Value::String("lint".into()));
-        match self.execute(self.component_plan(assertion, object, root)) {
-            Outcome { status: Status::Error, message, .. } => vec![message],
-            outcome => outcome.evidence.into_iter().map(|e| e.text).collect(),
-        }
+        Lint::Evaluate(self.component_plan(assertion, object, root))
     }
 
-    /// Carries out a plan.
+    /// The findings of each [`Checks::lint`], running the lint-mode evaluations together.
+    pub fn finish_lint(&self, lints: Vec<Lint>) -> Vec<Vec<String>> {
+        let mut found = Vec::with_capacity(lints.len());
+        let mut plans = Vec::new();
+        for lint in lints {
+            found.push(match lint {
+                Lint::Found(findings) => Some(findings),
+                Lint::Evaluate(plan) => {
+                    plans.push(plan);
+                    None
+                }
+            });
+        }
+        let mut outcomes = self.execute_all(plans, |_| {}).into_iter();
+        found
+            .into_iter()
+            .map(|findings| {
+                findings.unwrap_or_else(|| match outcomes.next().expect("one outcome per plan") {
+                    Outcome { status: Status::Error, message, .. } => vec![message],
+                    outcome => outcome.evidence.into_iter().map(|e| e.text).collect(),
+                })
+            })
+            .collect()
+    }
+
+    /// Carries out a plan ([`Checks::execute_all`] for one; an evaluation starts a thread).
     pub fn execute(&self, plan: Plan) -> Outcome {
-        match plan {
-            Plan::Decided(outcome) => outcome,
-            Plan::Evaluate { component, input, view } => {
-                let started = Instant::now();
-                let result = self.sandbox.evaluate(&component, &view, input);
-                Outcome::from_evaluation(result, started.elapsed())
-            }
-        }
+        self.execute_all(vec![plan], |_| {}).pop().expect("one outcome per plan")
     }
 
-    /// Carries out a plan, or takes the outcome of the same question from `done`.
-    pub fn execute_shared(&self, plan: Plan, done: &Evaluations) -> Outcome {
-        let Plan::Evaluate { component, input, view } = plan else { return self.execute(plan) };
-        let question =
-            Question { component: Arc::as_ptr(&component) as usize, input: input.clone(), view: view.clone() };
-        let slot = done.by_question.lock().expect("no panics while held").entry(question).or_default().clone();
-        slot.get_or_init(|| self.execute(Plan::Evaluate { component, input, view })).clone()
+    /// Carries out every plan, the evaluations `jobs` at a time on the sandbox's threads;
+    /// outcomes in plan order. Plans that ask a component the same question share one
+    /// evaluation ([`Question`]). `finished(n)` is called as `n` more plans are done (for
+    /// a progress bar), from the thread that finished them.
+    pub fn execute_all(&self, plans: Vec<Plan>, finished: impl Fn(usize) + Send + Sync + 'static) -> Vec<Outcome> {
+        let mut tasks = Vec::new();
+        // For each task, how many plans it answers.
+        let mut askers: Vec<usize> = Vec::new();
+        let mut by_question = HashMap::new();
+        let mut decided = 0;
+        // Per plan: its outcome, or the task that answers it.
+        let answers: Vec<Result<Outcome, usize>> = plans
+            .into_iter()
+            .map(|plan| match plan {
+                Plan::Decided(outcome) => {
+                    decided += 1;
+                    Ok(outcome)
+                }
+                Plan::Evaluate(task) => {
+                    let index = *by_question.entry(Question::of(&task)).or_insert_with(|| {
+                        tasks.push(task);
+                        askers.push(0);
+                        tasks.len() - 1
+                    });
+                    askers[index] += 1;
+                    Err(index)
+                }
+            })
+            .collect();
+        if decided > 0 {
+            finished(decided);
+        }
+        let evaluations = self.sandbox.evaluate_all(tasks, move |index| finished(askers[index]));
+        answers
+            .into_iter()
+            .map(|answer| answer.unwrap_or_else(|index| Outcome::from_evaluation(evaluations[index].clone())))
+            .collect()
     }
 }
 
@@ -394,6 +442,7 @@ fn read_component(path: &Path) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::Verdict;
 
     #[test]
     fn builtins_load_precompiled_and_fall_back_to_compiling_an_artifact_the_engine_refuses() {
@@ -410,7 +459,7 @@ mod tests {
     fn untrusted_verdicts_are_cut_to_size() {
         let evidence = Evidence { path: "p".repeat(1000), line: Some(1), text: "t".repeat(1000) };
         let verdict = Verdict { passed: false, message: "m".repeat(100_000), evidence: vec![evidence; 10_000] };
-        let outcome = Outcome::from_evaluation(Ok(verdict), Duration::ZERO);
+        let outcome = Outcome::from_evaluation(Evaluation { result: Ok(verdict), duration: Duration::ZERO });
         assert_eq!(outcome.status, Status::Fail);
         assert_eq!(outcome.message.chars().count(), MAX_MESSAGE_CHARS);
         assert_eq!(outcome.evidence.len(), MAX_EVIDENCE);

@@ -12,25 +12,25 @@
 //! - an epoch deadline ([`Limits::timeout`]) driven by a ticker thread, which stops code
 //!   running in wasm;
 //! - a watchdog for what the deadline cannot stop: a host call that blocks (opening a
-//!   FIFO waits for a writer forever). The evaluation runs on a worker thread of the
-//!   sandbox's own ([`Workers`]); if it has not finished [`WATCHDOG_GRACE`] after the
-//!   deadline, it is abandoned and reported as blocked, and the run goes on. The
-//!   abandoned worker is lost to the pool and ends with the process.
+//!   FIFO waits for a writer forever). Evaluations run on threads of the sandbox's own
+//!   ([`supervise`]); one that has not finished [`WATCHDOG_GRACE`] after the deadline
+//!   is abandoned and reported as blocked, its thread is replaced, and the run goes on.
+//!   The abandoned thread ends with the process, or drops its result if it ever returns.
 //!
-//! Nothing here decides pass or fail: [`Sandbox::evaluate`] returns the check's verdict
-//! or an [`EvalError`] saying which limit or failure ended it.
+//! Nothing here decides pass or fail: [`Sandbox::evaluate_all`] returns each check's
+//! verdict or an [`EvalError`] saying which limit or failure ended it.
 
 mod cache;
 mod files;
 mod limits;
 mod root;
 mod settings;
+mod supervise;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
@@ -158,6 +158,21 @@ pub enum Input {
     Validate { id: String, config: String },
 }
 
+/// One evaluation to make: a component, what it is asked, and what it sees.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub component: Arc<CheckComponent>,
+    pub input: Input,
+    pub view: View,
+}
+
+/// How an evaluation ended, and its wall time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluation {
+    pub result: Result<Verdict, EvalError>,
+    pub duration: Duration,
+}
+
 /// The part of the root a check sees: all of it at `/`, or only some subdirectories
 /// (a `custom` assertion's `paths`), each at `/<path>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -215,7 +230,8 @@ pub struct Sandbox {
     linker: Linker<HostState>,
     limits: Limits,
     cache: Option<Cache>,
-    workers: Workers,
+    /// Evaluations at a time.
+    jobs: usize,
     _ticker: Ticker,
 }
 
@@ -224,7 +240,8 @@ impl Sandbox {
     /// compiled components are kept (`None`: compile in memory every time).
     pub fn new(limits: Limits, jobs: usize, cache: Option<Cache>) -> Result<Sandbox, SandboxError> {
         let engine_error = |e: wasmtime::Error| SandboxError::Engine(format!("{e:#}"));
-        let slots = u32::try_from(jobs).unwrap_or(u32::MAX / 8).max(1).saturating_add(SPARE_SLOTS);
+        let jobs = jobs.max(1);
+        let slots = u32::try_from(jobs).unwrap_or(u32::MAX / 8).saturating_add(SPARE_SLOTS);
         let mut pool = PoolingAllocationConfig::default();
         pool.total_component_instances(slots)
             .total_core_instances(slots.saturating_mul(16))
@@ -251,7 +268,7 @@ impl Sandbox {
         bindings::builtin::reviewhost::check::files::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(engine_error)?;
         let ticker = Ticker::start(engine.clone());
-        Ok(Sandbox { engine, linker, limits, cache, workers: Workers::new(), _ticker: ticker })
+        Ok(Sandbox { engine, linker, limits, cache, jobs, _ticker: ticker })
     }
 
     pub fn limits(&self) -> Limits {
@@ -352,20 +369,39 @@ impl Sandbox {
         }
     }
 
-    /// Evaluates `input` with `component`, seeing `view`.
+    /// Evaluates `input` with `component`, seeing `view`: [`Sandbox::evaluate_all`] for one
+    /// task (which starts a thread for it).
     pub fn evaluate(&self, component: &CheckComponent, view: &View, input: Input) -> Result<Verdict, EvalError> {
-        let (tx, rx) = mpsc::sync_channel(1);
-        let (entry, view, limits) = (component.entry.clone(), view.clone(), self.limits);
-        let submitted = self.workers.submit(Box::new(move || {
-            let _ = tx.send(evaluate_in_store(&entry, &view, &input, limits));
-        }));
-        if let Err(e) = submitted {
-            return Err(EvalError::Instantiate(format!("cannot start a thread: {e}")));
-        }
-        match rx.recv_timeout(limits.timeout + WATCHDOG_GRACE) {
-            Ok(result) => result,
-            Err(_) => Err(EvalError::Blocked(limits.timeout + WATCHDOG_GRACE)),
-        }
+        let task = Task { component: Arc::new(component.clone()), input, view: view.clone() };
+        let mut evaluations = self.evaluate_all(vec![task], |_| {});
+        evaluations.pop().expect("one evaluation per task").result
+    }
+
+    /// Evaluates every task, up to `jobs` at a time, each on the thread that takes it;
+    /// results in task order. `finished(index)` is called as each task ends, from the
+    /// thread that ran it (for a progress bar). A task still blocked in a host call
+    /// [`WATCHDOG_GRACE`] after its deadline is [`EvalError::Blocked`], and the others go on.
+    pub fn evaluate_all(&self, tasks: Vec<Task>, finished: impl Fn(usize) + Send + Sync + 'static) -> Vec<Evaluation> {
+        let limits = self.limits;
+        let patience = limits.timeout + WATCHDOG_GRACE;
+        let finished = Arc::new(finished);
+        let on_thread = finished.clone();
+        let work = move |index: usize, task: &Task| {
+            let began = Instant::now();
+            let result = evaluate_in_store(&task.component.entry, &task.view, &task.input, limits);
+            let evaluation = Evaluation { result, duration: began.elapsed() };
+            on_thread(index);
+            evaluation
+        };
+        supervise::map(tasks, self.jobs, patience, work, |index, _, lost| {
+            finished(index);
+            match lost {
+                supervise::Lost::Stuck => Evaluation { result: Err(EvalError::Blocked(patience)), duration: patience },
+                supervise::Lost::NoThread(reason) => {
+                    Evaluation { result: Err(EvalError::Instantiate(reason)), duration: Duration::ZERO }
+                }
+            }
+        })
     }
 }
 
@@ -499,49 +535,6 @@ impl WasiView for HostState {
     }
 }
 
-/// One evaluation, as a worker runs it.
-type Job = Box<dyn FnOnce() + Send>;
-
-/// The threads evaluations run on, reused: starting a thread per evaluation was over a
-/// third of the per-check overhead (`cargo bench`). A worker whose evaluation blocks in a
-/// host call is abandoned by the watchdog and never comes back; a job that finds no idle
-/// worker starts a new one, so a blocked worker never delays another evaluation.
-struct Workers {
-    queue: mpsc::Sender<Job>,
-    receiver: Arc<Mutex<mpsc::Receiver<Job>>>,
-    /// Workers waiting for a job and not yet promised one.
-    idle: Arc<AtomicUsize>,
-}
-
-impl Workers {
-    fn new() -> Workers {
-        let (sender, receiver) = mpsc::channel();
-        Workers { queue: sender, receiver: Arc::new(Mutex::new(receiver)), idle: Arc::default() }
-    }
-
-    fn submit(&self, job: Job) -> std::io::Result<()> {
-        // Promise the job to an idle worker, or start one for it.
-        if self.idle.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_err() {
-            let (receiver, idle) = (self.receiver.clone(), self.idle.clone());
-            thread::Builder::new().name("check".into()).spawn(move || worker(&receiver, &idle))?;
-        }
-        self.queue.send(job).expect("the receiver lives as long as the sender");
-        Ok(())
-    }
-}
-
-/// Runs jobs until the sandbox, and with it the sender, is gone.
-fn worker(receiver: &Mutex<mpsc::Receiver<Job>>, idle: &AtomicUsize) {
-    loop {
-        let job = match receiver.lock().expect("no panics while held").recv() {
-            Ok(job) => job,
-            Err(_) => return,
-        };
-        job();
-        idle.fetch_add(1, Ordering::AcqRel);
-    }
-}
-
 /// Advances the engine's epoch every [`EPOCH_TICK`] until dropped.
 struct Ticker {
     stop: Arc<AtomicBool>,
@@ -567,36 +560,5 @@ impl Ticker {
 impl Drop for Ticker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_blocked_worker_never_delays_the_next_job_and_idle_workers_are_reused() {
-        let workers = Workers::new();
-        let (_never, blocked) = mpsc::channel::<()>();
-        let blocked = Mutex::new(blocked);
-        workers
-            .submit(Box::new(move || {
-                let _ = blocked.lock().unwrap().recv();
-            }))
-            .unwrap();
-        let (tx, rx) = mpsc::channel();
-        let mut threads = std::collections::HashSet::new();
-        for i in 0..20 {
-            let tx = tx.clone();
-            workers.submit(Box::new(move || tx.send((i, thread::current().id())).unwrap())).unwrap();
-            let (done, thread) = rx.recv_timeout(Duration::from_secs(5)).expect("a job waited behind the blocked one");
-            assert_eq!(done, i);
-            threads.insert(thread);
-            // One job at a time: wait until its worker is idle again, to be reused.
-            while workers.idle.load(Ordering::Acquire) == 0 {
-                thread::yield_now();
-            }
-        }
-        assert_eq!(threads.len(), 1, "every job after the blocked one ran on one reused worker");
     }
 }
