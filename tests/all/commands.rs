@@ -266,7 +266,7 @@ fn pathological_commands_stay_within_the_deadline() {
 /// empty lines, non-ASCII and invalid UTF-8 lines) and of the directory walk: each
 /// sandboxed pipeline must print exactly what the same pipeline prints natively.
 #[test]
-fn grep_line_numbers_and_walks_agree_with_gnu_grep() {
+fn grep_line_numbers_and_walks_agree_with_gnu_tools() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let mut big = Vec::new();
@@ -290,6 +290,8 @@ fn grep_line_numbers_and_walks_agree_with_gnu_grep() {
             std::fs::write(path, format!("fn f{f}() {{}}\n// needle {d}\n{}needle\n", "\n".repeat(d * f))).unwrap();
         }
     }
+    std::os::unix::fs::symlink("d1", root.join("tree/link")).unwrap();
+    std::fs::create_dir(root.join("tree/d2/empty")).unwrap();
     let pipelines = [
         "grep -n needle big.txt | cut -d: -f1 | tr '\\n' ,",
         "grep -c needle big.txt",
@@ -299,6 +301,15 @@ fn grep_line_numbers_and_walks_agree_with_gnu_grep() {
         "grep -rn needle tree | sort | tr '\\n' ,",
         "grep -rc needle tree --include='f1*' | sort | tr '\\n' ,",
         "grep -rl needle tree/d3 | sort | tr '\\n' ,",
+        // find and ls list through the host (kinds from the directory, no stat per entry).
+        "find tree -name 'f1*' | sort | tr '\\n' ,",
+        "find tree -type d | sort | tr '\\n' ,",
+        "find tree -type l -o -type f -name 'f8*' | sort | tr '\\n' ,",
+        "find tree -type f -size +60c | sort | tr '\\n' ,",
+        "find tree/d2 -empty -o -printf '%y %s %p\\n' | sort | tr '\\n' ,",
+        "ls -R tree | tr '\\n' ,",
+        "ls -p tree tree/d4 | tr '\\n' ,",
+        "ls -F tree | tr '\\n' ,",
     ];
     let assertions: Vec<Value> = pipelines
         .iter()
@@ -312,7 +323,7 @@ fn grep_line_numbers_and_walks_agree_with_gnu_grep() {
                 .output()
                 .unwrap();
             let expected = String::from_utf8(native.stdout).unwrap();
-            assert!(!expected.trim().is_empty(), "{pipeline}: GNU grep printed nothing");
+            assert!(!expected.trim().is_empty(), "{pipeline}: the GNU tools printed nothing");
             with_expected(command(&format!("G-{i}"), "shell_exit_zero", pipeline), &format!("equals:{expected}"))
         })
         .collect();

@@ -9,11 +9,12 @@
 //! refused), `-regex`, `-perm`, the time tests other than `-newer`, and `-printf`
 //! directives beyond `%p %P %f %h %s %d %y %m %%`. `find` does not follow symlinks (`-P`).
 
+use std::cell::OnceCell;
 use std::fs::{self, Metadata};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
+use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 
 use crate::common::{OptSpec, err, io_msg, parse_opts, usage, usage_try};
 
@@ -52,11 +53,21 @@ struct LsOpts {
     sort: LsSort,
 }
 
-/// One entry to print: the name shown, and metadata (lstat, or stat for followed operands).
+/// One entry to print: the name shown, its kind, and metadata (lstat, or stat for
+/// followed operands) when the options print or sort by more than names and kinds.
 struct Entry {
     name: String,
+    kind: Kind,
     meta: Option<Metadata>,
     real: std::path::PathBuf,
+}
+
+impl LsOpts {
+    /// Whether entries need their metadata: without it a listing costs no `stat` per
+    /// entry (the kind comes from the directory).
+    fn needs_meta(&self) -> bool {
+        self.long || self.classify || matches!(self.sort, LsSort::Time | LsSort::Size)
+    }
 }
 
 /// `ls [-aAdlrRFp1tSU] [FILE...]`.
@@ -129,8 +140,8 @@ pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                 status = EXIT_TROUBLE;
             }
             Ok(m) => {
-                let e = Entry { name: name.clone(), meta: Some(m), real };
-                if !o.dirs_as_files && e.meta.as_ref().is_some_and(Metadata::is_dir) {
+                let e = Entry { name: name.clone(), kind: Kind::from(m.file_type()), meta: Some(m), real };
+                if !o.dirs_as_files && e.kind == Kind::Dir {
                     dirs.push(e);
                 } else {
                     files.push(e);
@@ -151,7 +162,7 @@ pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     }
     let mut first = true;
     for d in dirs {
-        let s = list_dir(&d.name, &d.real, &o, print_dir_name, &mut first, true, io);
+        let s = list_dir(ctx, &d.name, &d.real, &o, print_dir_name, &mut first, true, io);
         status = status.max(s);
     }
     status
@@ -174,7 +185,9 @@ fn sort_entries(v: &mut [Entry], o: &LsOpts) {
 }
 
 /// List one directory (and, with -R, its subdirectories depth-first). Returns the status.
+#[allow(clippy::too_many_arguments)]
 fn list_dir(
+    ctx: &Ctx,
     shown: &str,
     real: &Path,
     o: &LsOpts,
@@ -183,8 +196,8 @@ fn list_dir(
     operand: bool,
     io: &mut Io,
 ) -> i32 {
-    let rd = match fs::read_dir(real) {
-        Ok(rd) => rd,
+    let listing = match ctx.read_dir(real) {
+        Ok(listing) => listing,
         Err(e) => {
             err(io, "ls", &format!("cannot open directory '{shown}': {}", io_msg(&e)));
             return if operand { EXIT_TROUBLE } else { LS_MINOR };
@@ -194,24 +207,25 @@ fn list_dir(
     let mut entries = Vec::new();
     if o.all {
         for dot in [".", ".."] {
-            entries.push(Entry { name: dot.into(), meta: fs::metadata(real.join(dot)).ok(), real: real.join(dot) });
+            let meta = fs::metadata(real.join(dot)).ok();
+            entries.push(Entry { name: dot.into(), kind: Kind::Dir, meta, real: real.join(dot) });
         }
     }
-    for de in rd {
-        let de = match de {
-            Ok(d) => d,
+    for entry in listing {
+        let entry = match entry {
+            Ok(entry) => entry,
             Err(e) => {
                 err(io, "ls", &format!("reading directory '{shown}': {}", io_msg(&e)));
                 status = LS_MINOR;
                 continue;
             }
         };
-        let name = de.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') && !(o.all || o.almost_all) {
+        if entry.name.starts_with('.') && !(o.all || o.almost_all) {
             continue;
         }
-        let path = de.path();
-        entries.push(Entry { name, meta: fs::symlink_metadata(&path).ok(), real: path });
+        let path = real.join(&entry.name);
+        let meta = if o.needs_meta() { fs::symlink_metadata(&path).ok() } else { None };
+        entries.push(Entry { name: entry.name, kind: entry.kind, meta, real: path });
     }
     sort_entries(&mut entries, o);
     if o.recursive || print_name {
@@ -227,9 +241,9 @@ fn list_dir(
             if e.name == "." || e.name == ".." {
                 continue;
             }
-            if e.meta.as_ref().is_some_and(|m| m.file_type().is_dir()) {
+            if e.kind == Kind::Dir {
                 let child = if shown == "." { format!("./{}", e.name) } else { ls_join(shown, &e.name) };
-                let s = list_dir(&child, &e.real, o, true, first, false, io);
+                let s = list_dir(ctx, &child, &e.real, o, true, first, false, io);
                 status = status.max(s);
             }
         }
@@ -238,15 +252,13 @@ fn list_dir(
 }
 
 /// The `-F`/`-p` indicator of an entry.
-fn indicator(meta: Option<&Metadata>, o: &LsOpts) -> &'static str {
-    let Some(m) = meta else { return "" };
-    let ft = m.file_type();
-    if ft.is_dir() {
+fn indicator(e: &Entry, o: &LsOpts) -> &'static str {
+    if e.kind == Kind::Dir {
         return if o.classify || o.slash { "/" } else { "" };
     }
-    if !o.classify {
-        return "";
-    }
+    // Only `-F` says more than `/`, and it fetches the metadata.
+    let (true, Some(m)) = (o.classify, &e.meta) else { return "" };
+    let ft = m.file_type();
     if ft.is_symlink() {
         return "@";
     }
@@ -273,7 +285,7 @@ fn print_entries(entries: &[Entry], o: &LsOpts, in_dir: bool, out: &mut Vec<u8>)
     }
     for e in entries {
         out.extend_from_slice(e.name.as_bytes());
-        out.extend_from_slice(indicator(e.meta.as_ref(), o).as_bytes());
+        out.extend_from_slice(indicator(e, o).as_bytes());
         out.push(b'\n');
     }
 }
@@ -305,7 +317,7 @@ fn print_long(entries: &[Entry], o: &LsOpts, in_dir: bool, out: &mut Vec<u8>) {
                 line.push_str(&format!(" -> {}", t.to_string_lossy()));
             }
         } else {
-            line.push_str(indicator(e.meta.as_ref(), o));
+            line.push_str(indicator(e, o));
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
@@ -418,6 +430,7 @@ enum Expr {
 
 /// What one `find` run needs while walking.
 struct Walk {
+    ctx: Ctx,
     expr: Expr,
     mindepth: usize,
     maxdepth: usize,
@@ -433,9 +446,30 @@ struct Visit<'m> {
     shown: &'m str,
     /// The operand this path started from (for `%P`).
     start: &'m str,
-    meta: &'m Metadata,
     real: &'m Path,
+    /// What the directory listing says it is (the operand's own `lstat` for an operand):
+    /// enough to walk and for most expressions, so most entries cost no `stat`.
+    kind: Kind,
+    /// Its `lstat`, taken when an expression needs more than the kind (size, time, mode,
+    /// which kind of special file).
+    meta: OnceCell<Option<Metadata>>,
     depth: usize,
+}
+
+impl Visit<'_> {
+    fn meta(&self) -> Option<&Metadata> {
+        self.meta.get_or_init(|| fs::symlink_metadata(self.real).ok()).as_ref()
+    }
+
+    /// `-type` and `%y`'s letter.
+    fn type_char(&self) -> char {
+        match self.kind {
+            Kind::File => 'f',
+            Kind::Dir => 'd',
+            Kind::Symlink => 'l',
+            Kind::Other => self.meta().map_or('U', type_char),
+        }
+    }
 }
 
 /// Parser over `find`'s expression arguments.
@@ -648,23 +682,21 @@ impl Walk {
                     fnmatch(p, v.shown.as_bytes())
                 }
             }
-            Expr::Type(kinds) => kinds.contains(&type_char(v.meta)),
-            Expr::Empty => {
-                if v.meta.is_dir() {
-                    fs::read_dir(v.real).is_ok_and(|mut rd| rd.next().is_none())
-                } else {
-                    v.meta.is_file() && v.meta.len() == 0
-                }
-            }
-            Expr::Newer(t) => v.meta.modified().is_ok_and(|m| m > *t),
-            Expr::Size(cmp, n, unit) => {
-                let units = v.meta.len().div_ceil(*unit);
+            Expr::Type(kinds) => kinds.contains(&v.type_char()),
+            Expr::Empty => match v.kind {
+                Kind::Dir => self.ctx.read_dir(v.real).is_ok_and(|entries| entries.is_empty()),
+                Kind::File => v.meta().is_some_and(|m| m.len() == 0),
+                _ => false,
+            },
+            Expr::Newer(t) => v.meta().and_then(|m| m.modified().ok()).is_some_and(|m| m > *t),
+            Expr::Size(cmp, n, unit) => v.meta().is_some_and(|m| {
+                let units = m.len().div_ceil(*unit);
                 match cmp {
                     '+' => units > *n,
                     '-' => units < *n,
                     _ => units == *n,
                 }
-            }
+            }),
             Expr::True => true,
             Expr::False => false,
             Expr::Print => {
@@ -703,42 +735,40 @@ impl Walk {
         prune
     }
 
-    fn walk(&mut self, shown: &str, start: &str, real: &Path, meta: &Metadata, depth: usize) {
+    /// Visits `real` and, for a directory, what is under it. `meta` is the operand's
+    /// `lstat`; entries found by listing a directory have none until asked.
+    fn walk(&mut self, shown: &str, start: &str, real: &Path, kind: Kind, meta: Option<Metadata>, depth: usize) {
         if self.quit {
             return;
         }
-        let v = Visit { shown, start, meta, real, depth };
+        let v = Visit { shown, start, real, kind, meta: meta.map(Some).map(OnceCell::from).unwrap_or_default(), depth };
         let mut prune = false;
         if !self.depth_first {
             prune = self.visit(&v);
         }
-        if meta.is_dir() && depth < self.maxdepth && !prune && !self.quit {
+        if kind == Kind::Dir && depth < self.maxdepth && !prune && !self.quit {
             if depth >= FIND_MAX_DEPTH {
                 self.error(&format!("‘{shown}’: directory nesting too deep"));
             } else {
-                match fs::read_dir(real) {
+                match self.ctx.read_dir(real) {
                     Err(e) => {
                         self.error(&format!("‘{shown}’: {}", io_msg(&e)));
                     }
-                    Ok(rd) => {
-                        for de in rd {
+                    Ok(entries) => {
+                        for entry in entries {
                             if self.quit {
                                 break;
                             }
-                            let Ok(de) = de else {
+                            let Ok(entry) = entry else {
                                 self.status = 1;
                                 continue;
                             };
-                            let name = de.file_name().to_string_lossy().into_owned();
-                            let child =
-                                if shown.ends_with('/') { format!("{shown}{name}") } else { format!("{shown}/{name}") };
-                            let path = de.path();
-                            match fs::symlink_metadata(&path) {
-                                Ok(m) => self.walk(&child, start, &path, &m, depth + 1),
-                                Err(e) => {
-                                    self.error(&format!("‘{child}’: {}", io_msg(&e)));
-                                }
-                            }
+                            let child = if shown.ends_with('/') {
+                                format!("{shown}{}", entry.name)
+                            } else {
+                                format!("{shown}/{}", entry.name)
+                            };
+                            self.walk(&child, start, &real.join(&entry.name), entry.kind, None, depth + 1);
                         }
                     }
                 }
@@ -821,14 +851,15 @@ fn render_printf(f: &[u8], v: &Visit) -> Vec<u8> {
                         let rel = v.shown.strip_prefix(v.start).unwrap_or(v.shown);
                         out.extend_from_slice(rel.trim_start_matches('/').as_bytes());
                     }
-                    b's' => out.extend_from_slice(v.meta.len().to_string().as_bytes()),
+                    b's' => out.extend_from_slice(v.meta().map_or(0, Metadata::len).to_string().as_bytes()),
                     b'd' => out.extend_from_slice(v.depth.to_string().as_bytes()),
-                    b'y' => out.push(type_char(v.meta) as u8),
-                    b'm' => {
+                    b'y' => out.push(v.type_char() as u8),
+                    b'm' =>
+                    {
                         #[cfg(unix)]
-                        {
+                        if let Some(meta) = v.meta() {
                             use std::os::unix::fs::PermissionsExt;
-                            out.extend_from_slice(format!("{:o}", v.meta.permissions().mode() & 0o7777).as_bytes());
+                            out.extend_from_slice(format!("{:o}", meta.permissions().mode() & 0o7777).as_bytes());
                         }
                     }
                     b'%' => out.push(b'%'),
@@ -892,8 +923,17 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     };
     let expr = if parser.has_action { expr } else { Expr::And(Box::new(expr), Box::new(Expr::Print)) };
     let (mindepth, maxdepth, depth_first) = (parser.mindepth, parser.maxdepth, parser.depth_first);
-    let mut w =
-        Walk { expr, mindepth, maxdepth, depth_first, quit: false, status: 0, stdout: Vec::new(), stderr: Vec::new() };
+    let mut w = Walk {
+        ctx: ctx.clone(),
+        expr,
+        mindepth,
+        maxdepth,
+        depth_first,
+        quit: false,
+        status: 0,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+    };
     for op in &operands {
         if w.quit {
             break;
@@ -909,7 +949,7 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                     w.error(&format!("‘{op}’: Not a directory"));
                     continue;
                 }
-                w.walk(op, op, &real, &m, 0);
+                w.walk(op, op, &real, Kind::from(m.file_type()), Some(m), 0);
             }
             Err(e) => w.error(&format!("‘{op}’: {}", io_msg(&e))),
         }
