@@ -310,6 +310,7 @@ fn grep_line_numbers_and_walks_agree_with_gnu_tools() {
         "ls -R tree | tr '\\n' ,",
         "ls -p tree tree/d4 | tr '\\n' ,",
         "ls -F tree | tr '\\n' ,",
+        "echo tree/d1*/sub?/f[12].rs tree/*/",
     ];
     let assertions: Vec<Value> = pipelines
         .iter()

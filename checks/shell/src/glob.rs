@@ -39,10 +39,11 @@ pub fn expand(ctx: &Ctx, segments: &[(String, bool)]) -> Vec<String> {
                 continue;
             }
             let dir = if candidate.is_empty() { "." } else { candidate.as_str() };
-            let Ok(entries) = std::fs::read_dir(ctx.real(dir)) else { continue };
+            // A listing through the host: no `stat` per entry.
+            let Ok(entries) = ctx.read_dir(&ctx.real(dir)) else { continue };
             let show_hidden = matches!(tokens.first(), Some(Tok::Lit('.')));
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
+            for entry in entries.into_iter().flatten() {
+                let name = entry.name;
                 if (name.starts_with('.') && !show_hidden) || !matches(&tokens, &name) {
                     continue;
                 }
@@ -55,6 +56,13 @@ pub fn expand(ctx: &Ctx, segments: &[(String, bool)]) -> Vec<String> {
         candidates = next;
         if candidates.is_empty() {
             return Vec::new();
+        }
+    }
+    // `dir/*/`: only directories (a symlink to one too), printed with the slash.
+    if chars.last().is_some_and(|(c, _)| *c == '/') && candidates.iter().any(|c| c != "/") {
+        candidates.retain(|c| std::fs::metadata(ctx.real(c)).is_ok_and(|m| m.is_dir()));
+        for candidate in &mut candidates {
+            candidate.push('/');
         }
     }
     candidates.sort();
@@ -214,5 +222,9 @@ mod tests {
         assert!(expand(&ctx, &unquoted("src/*.py")).is_empty());
         // A quoted star is literal.
         assert!(expand(&ctx, &[("src/".into(), false), ("*".into(), true), (".ts".into(), false)]).is_empty());
+        // A trailing slash keeps directories only, and keeps the slash.
+        assert_eq!(expand(&ctx, &unquoted("*/")), ["src/", "web/"]);
+        assert_eq!(expand(&ctx, &unquoted("web/*/")), ["web/x/"]);
+        assert!(expand(&ctx, &unquoted("src/*.ts/")).is_empty());
     }
 }
