@@ -73,6 +73,7 @@ const ATTACKS: &[(&str, Expect)] = &[
     ("env.args", Refused),
     ("env.cwd_outside", Refused),
     ("env.stdin", Refused),
+    ("mem.residue", Refused),
     ("proc.exit_0", Error("exited with status 0 instead of returning a verdict")),
     ("proc.exit_1", Error("exited with status 1 instead of returning a verdict")),
     ("proc.exit_odd", Error("instead of returning a verdict")),

@@ -47,3 +47,25 @@ fn writes_network_environment_and_parent_are_all_refused() {
     assert_eq!(std::fs::read_to_string(root.join("victim.txt")).unwrap(), "original");
     assert!(listener.accept().is_err(), "the guest connected to the host's loopback listener");
 }
+
+/// Each evaluation gets memory as fresh as a new instance's: the hostile validator looks
+/// through its whole memory for the marker the evaluation before it left in the same
+/// slot (one thread, so the slot is reused), low in the heap and high in grown pages.
+#[test]
+fn a_check_never_sees_the_memory_of_the_check_before_it() {
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let residue = |i: usize| {
+        json!({"id": format!("R-{i}"), "type": "custom", "component": reviewhost_tests::HOSTILE,
+               "config": {"attack": "mem.residue"}})
+    };
+    let file = assertions_file(state.path(), json!((0..6).map(residue).collect::<Vec<_>>()));
+    let out = run(&file, root.path(), &["--format", "json", "--jobs", "1", "--no-write"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    for r in results {
+        assert_eq!(r["status"], "pass", "{r}");
+        assert!(r["message"].as_str().unwrap().starts_with("refused: no residue"), "{r}");
+    }
+}

@@ -81,6 +81,17 @@ const KEEP_RESIDENT: usize = 256 << 10;
 /// Slots whose memory is returned to the kernel in one batch.
 const DECOMMIT_BATCH: usize = 8;
 
+/// Whether the machine has swap configured (`/proc/swaps` lists a device or file; when
+/// it cannot be read, assume it does).
+fn swap_configured() -> bool {
+    std::fs::read_to_string("/proc/swaps").map_or(true, |swaps| lists_swap(&swaps))
+}
+
+/// Whether the text of `/proc/swaps` lists anything under its header line.
+fn lists_swap(swaps: &str) -> bool {
+    swaps.lines().skip(1).any(|line| !line.trim().is_empty())
+}
+
 /// A check's verdict, as the component returned it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Verdict {
@@ -253,6 +264,15 @@ impl Sandbox {
             // page faults and `madvise` calls per check (`cargo bench`: per-check).
             .linear_memory_keep_resident(KEEP_RESIDENT)
             .table_keep_resident(KEEP_RESIDENT)
+            // With PAGEMAP_SCAN (Linux 6.7+), only the pages a check dirtied are reset for
+            // the next, in place: per check 35 -> 20 µs (`cargo bench`). Not on a machine
+            // with swap: wasmtime 48's scan passes over a dirtied page that was swapped
+            // out, which would leave it for the next check in the slot
+            // (bytecodealliance/wasmtime#14357).
+            .pagemap_scan(match swap_configured() {
+                true => wasmtime::Enabled::No,
+                false => wasmtime::Enabled::Auto,
+            })
             .decommit_batch_size(DECOMMIT_BATCH)
             // Checks run synchronously and never need a fiber stack; the default of 1,000
             // stacks cost 1,000 `mprotect` calls (13 ms of a 20 ms run) at start-up.
@@ -563,5 +583,19 @@ impl Ticker {
 impl Drop for Ticker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swap_is_read_from_proc_swaps() {
+        let header = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        assert!(!lists_swap(header));
+        assert!(!lists_swap(""));
+        assert!(lists_swap(&format!("{header}/swapfile                               file\t\t4194300\t\t0\t\t-2\n")));
+        assert!(lists_swap(&format!("{header}/dev/zram0 partition 8388604 1024 100\n")));
     }
 }

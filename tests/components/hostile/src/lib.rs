@@ -161,6 +161,7 @@ fn attempt(config: &Config) -> Option<Attempt> {
             Ok(_) => list("..").and_then(|l| if l.contains("outside") { Ok(l) } else { Err("cwd is the root".into()) }),
             Err(e) => Err(e.to_string()),
         },
+        "mem.residue" => residue(),
         "env.stdin" => {
             let mut input = String::new();
             match std::io::stdin().read_to_string(&mut input) {
@@ -183,6 +184,63 @@ fn raw_root() -> Result<wasip2::filesystem::types::Descriptor, String> {
 }
 
 /// Attacks that never return a verdict of their own.
+/// `mem.residue`: looks through its whole linear memory for what an earlier evaluation
+/// in the same slot left there, then leaves some for the next one, low in memory (the
+/// allocator's heap) and high (pages grown past the initial size). Reports an escape when
+/// it finds residue, and also when it cannot find its own marker after writing it (a
+/// scanner that sees nothing proves nothing).
+#[cfg(target_arch = "wasm32")]
+fn residue() -> Attempt {
+    use core::arch::wasm32::{memory_grow, memory_size};
+    const PAGE: usize = 65536;
+    /// Memory the scan covers: grown to this size first, without writing.
+    const SCANNED: usize = 48 << 20;
+    /// A marker word no compiler puts in memory on its own this many times in a row.
+    const WORD: u64 = 0x5ec2_e7a1_d0d0_f00d;
+    const RUN: usize = 512;
+    let scan = || {
+        let end = memory_size(0) * PAGE;
+        let (mut found, mut run) = (0usize, 0usize);
+        for addr in (8..end).step_by(8) {
+            // SAFETY: every address below memory.size is readable wasm memory.
+            let word = unsafe { std::ptr::read_volatile(std::ptr::with_exposed_provenance::<u64>(addr)) };
+            run = if word == WORD { run + 1 } else { 0 };
+            // Bytes in runs of at least RUN words.
+            found += match run {
+                RUN => RUN * 8,
+                r if r > RUN => 8,
+                _ => 0,
+            };
+        }
+        found
+    };
+    let have = memory_size(0) * PAGE;
+    if have < SCANNED && memory_grow(0, (SCANNED - have) / PAGE) == usize::MAX {
+        return Err("could not grow memory to scan it".into());
+    }
+    let before = scan();
+    if before > 0 {
+        return Ok(format!("found {before} bytes left by an earlier check"));
+    }
+    let heap = std::hint::black_box(vec![WORD; 8 * RUN]);
+    for addr in (SCANNED - (4 << 20)..SCANNED).step_by(8) {
+        // SAFETY: below SCANNED, which memory was grown to above; not the allocator's.
+        unsafe { std::ptr::write_volatile(std::ptr::with_exposed_provenance_mut::<u64>(addr), WORD) };
+    }
+    let after = scan();
+    std::mem::forget(heap);
+    if after < (4 << 20) + RUN * 8 {
+        return Ok(format!("the scan found only {after} bytes of its own marker: it could not see residue"));
+    }
+    Err(format!("no residue of an earlier check in {} MiB; left {after} bytes", SCANNED >> 20))
+}
+
+/// Outside wasm there is no linear memory to look through.
+#[cfg(not(target_arch = "wasm32"))]
+fn residue() -> Attempt {
+    Err("no linear memory outside the sandbox".into())
+}
+
 fn runaway(config: &Config) -> Option<Verdict> {
     match config.attack.as_str() {
         "proc.exit_0" => std::process::exit(0),
