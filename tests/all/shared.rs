@@ -27,6 +27,8 @@ fn repeated_questions_are_evaluated_once() {
         {"id": "E-3", "type": "file_exists", "path": "src/b.rs"},
         {"id": "C-1", "type": "file_content", "path": "src/a.rs", "needle": "MockConnection"},
         {"id": "C-2", "type": "file_content", "path": "src/a.rs", "needle": "Real"},
+        // Decided without running anything (a path outside the root fails unread).
+        {"id": "X-1", "type": "file_exists", "path": "../outside.rs"},
     ]});
     let file = assertion::parse(std::path::Path::new("shared.json"), doc.to_string().as_bytes()).unwrap();
     let cache = Cache::open(&support::cache_dir()).unwrap();
@@ -41,13 +43,13 @@ fn repeated_questions_are_evaluated_once() {
     let mut finished = finished.lock().unwrap().clone();
     finished.sort();
     // grep_not_match (3 ids), src/a.rs (2 spellings), and once each: grep_match,
-    // src/b.rs, two needles.
-    assert_eq!(finished, [1, 1, 1, 1, 2, 3]);
+    // src/b.rs, two needles; and the one decided plan, counted before anything runs.
+    assert_eq!(finished, [1, 1, 1, 1, 1, 2, 3]);
 
     let alone: Vec<_> = file.assertions().iter().map(|a| checks.execute(checks.plan(a, &site))).collect();
     for ((a, shared), alone) in file.assertions().iter().zip(&together).zip(&alone) {
         assert_eq!((shared.status, &shared.message), (alone.status, &alone.message), "{}", a.id);
     }
     let statuses: Vec<_> = together.iter().map(|o| o.status.as_str()).collect();
-    assert_eq!(statuses, ["fail", "fail", "fail", "pass", "pass", "pass", "fail", "pass", "fail"]);
+    assert_eq!(statuses, ["fail", "fail", "fail", "pass", "pass", "pass", "fail", "pass", "fail", "fail"]);
 }
