@@ -27,8 +27,8 @@ mod root;
 mod settings;
 mod supervise;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,7 @@ pub use root::{OutsideRoot, RootDir};
 
 use files::Files;
 use limits::{LimitHit, Limiter, MAX_RANDOM_BYTES, MAX_RESOURCES};
+use supervise::Lost;
 
 mod bindings {
     pub mod builtin {
@@ -132,6 +133,9 @@ pub enum EvalError {
     Trap(String),
     #[error("check could not be instantiated: {0}")]
     Instantiate(String),
+    /// The host itself failed on this check (a reviewhost bug); the run went on.
+    #[error("the host failed evaluating this check: {0} (a reviewhost bug: please report it)")]
+    Host(String),
 }
 
 /// Errors setting up the sandbox or loading a component.
@@ -374,22 +378,24 @@ impl Sandbox {
         if wasm.get(6..8) == Some(&[0, 0]) {
             return Err(refused("a core WebAssembly module, not a component (build it for wasm32-wasip2)".into()));
         }
-        let (tx, rx) = mpsc::sync_channel(1);
-        let (engine, cache, wasm) = (self.engine.clone(), self.cache.clone(), wasm.to_vec());
-        thread::Builder::new()
-            .name(format!("compile {name}"))
-            .spawn(move || {
-                let compiled = match &cache {
-                    Some(cache) => cache.component(&engine, &wasm),
-                    None => Component::new(&engine, &wasm),
-                };
-                let _ = tx.send(compiled.map_err(|e| format!("{e:#}")));
+        // On a thread of its own, which is abandoned if Cranelift takes too long; a panic
+        // in the compiler is this component's refusal, not the end of the run.
+        let (engine, cache) = (self.engine.clone(), self.cache.clone());
+        let compile = move |_: usize, wasm: &Vec<u8>| {
+            let compiled = match &cache {
+                Some(cache) => cache.component(&engine, wasm),
+                None => Component::new(&engine, wasm),
+            };
+            compiled.map_err(|e| format!("not a valid component: {e:#}"))
+        };
+        let mut compiled = supervise::map(vec![wasm.to_vec()], 1, COMPILE_TIMEOUT, compile, |_, _, lost| {
+            Err(match lost {
+                Lost::Stuck => format!("compiling it took longer than {}", Seconds(COMPILE_TIMEOUT)),
+                Lost::NoThread(reason) => reason,
+                Lost::Panicked(message) => format!("the compiler failed on it: {message}"),
             })
-            .map_err(|e| refused(format!("cannot start the compiler thread: {e}")))?;
-        match rx.recv_timeout(COMPILE_TIMEOUT) {
-            Ok(result) => result.map_err(|e| refused(format!("not a valid component: {e}"))),
-            Err(_) => Err(refused(format!("compiling it took longer than {}", Seconds(COMPILE_TIMEOUT)))),
-        }
+        });
+        compiled.pop().expect("one result per item").map_err(refused)
     }
 
     /// Evaluates `input` with `component`, seeing `view`: [`Sandbox::evaluate_all`] for one
@@ -418,12 +424,12 @@ impl Sandbox {
         };
         supervise::map(tasks, self.jobs, patience, work, |index, _, lost| {
             finished(index);
-            match lost {
-                supervise::Lost::Stuck => Evaluation { result: Err(EvalError::Blocked(patience)), duration: patience },
-                supervise::Lost::NoThread(reason) => {
-                    Evaluation { result: Err(EvalError::Instantiate(reason)), duration: Duration::ZERO }
-                }
-            }
+            let (error, duration) = match lost {
+                Lost::Stuck => (EvalError::Blocked(patience), patience),
+                Lost::NoThread(reason) => (EvalError::Instantiate(reason), Duration::ZERO),
+                Lost::Panicked(message) => (EvalError::Host(message), Duration::ZERO),
+            };
+            Evaluation { result: Err(error), duration }
         })
     }
 }

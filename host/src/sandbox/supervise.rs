@@ -5,9 +5,10 @@
 //! a FIFO waits for a writer forever), and a blocked thread cannot be stopped. So the
 //! items run on threads of their own, and the calling thread watches them: it sleeps
 //! until the earliest deadline among the items in flight, and a thread still in one
-//! item `patience` after it began is abandoned. The item gets [`Lost::Stuck`] as its
-//! result, a new thread takes the abandoned one's place, and if the abandoned item ever
-//! returns, its thread drops the result and ends.
+//! item `patience` after it began is abandoned. The item is [`Lost::Stuck`], a new
+//! thread takes the abandoned one's place, and if the abandoned item ever returns, its
+//! thread drops the result and ends. A panic is one item's loss too ([`Lost::Panicked`]):
+//! the thread goes on with the next item, and the run with the other items.
 //!
 //! Why not hand each item to a pooled thread and wait for the answer: on 2 cores that
 //! hand-off (two futex wake-ups, and the TLB shoot-downs a second active core brings)
@@ -16,7 +17,7 @@
 //! watchdog wakes once per deadline, not once per item.
 
 use std::any::Any;
-use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, Thread};
@@ -29,12 +30,14 @@ pub(crate) enum Lost {
     Stuck,
     /// No thread could be started to run it (the message says why).
     NoThread(String),
+    /// `work` panicked on it, with this message.
+    Panicked(String),
 }
 
 /// `items.map(work)` on up to `threads` threads, results in input order. `work(index,
-/// item)` runs on the thread that took the item; an item that takes longer than
-/// `patience` gets `lost(index, item, Lost::Stuck)` instead, from the calling thread. A panic in
-/// `work` is resumed on the calling thread.
+/// item)` runs on the thread that took the item; an item without a result of its own
+/// (stuck past `patience`, panicked, or never started) gets `lost(index, item, why)`
+/// instead, called on the calling thread once every item has ended.
 pub(crate) fn map<T, R, W>(
     items: Vec<T>,
     threads: usize,
@@ -55,7 +58,6 @@ where
         next: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
         watchdog: thread::current(),
-        panic: Mutex::new(None),
     });
     let mut posts: Vec<Arc<Mutex<Post>>> = Vec::new();
     let mut wanted = threads.clamp(1, total.max(1));
@@ -69,9 +71,6 @@ where
             }
         }
         wanted = 0;
-        if let Some(panic) = lock(&shared.panic).take() {
-            resume_unwind(panic);
-        }
         let mut sleep = patience;
         let mut alive = 0;
         for post in &posts {
@@ -82,7 +81,7 @@ where
                 Some((index, for_how_long)) if for_how_long >= patience => {
                     post.abandoned = true;
                     drop(post);
-                    shared.finish(index, lost(index, &shared.items[index], Lost::Stuck));
+                    shared.finish(index, Err(Lost::Stuck));
                     wanted += 1;
                 }
                 Some((_, for_how_long)) => {
@@ -100,17 +99,18 @@ where
             // is not run.
             let reason = no_thread.clone().unwrap_or_else(|| "no thread left to run it".into());
             while let Some(index) = shared.claim() {
-                shared.finish(index, lost(index, &shared.items[index], Lost::NoThread(reason.clone())));
+                shared.finish(index, Err(Lost::NoThread(reason.clone())));
             }
             continue;
         }
-        // Woken early by the last item to finish, or by a panic.
+        // Woken early by the last item to finish.
         thread::park_timeout(sleep);
     }
-    if let Some(panic) = lock(&shared.panic).take() {
-        resume_unwind(panic);
-    }
-    shared.results.iter().map(|slot| lock(slot).take().expect("every item has a result")).collect()
+    let results = shared.results.iter().map(|slot| lock(slot).take().expect("every item has a result"));
+    results
+        .enumerate()
+        .map(|(index, result)| result.unwrap_or_else(|why| lost(index, &shared.items[index], why)))
+        .collect()
 }
 
 /// What the threads and the watchdog share.
@@ -119,11 +119,10 @@ struct Shared<T, R, W> {
     work: W,
     /// The next item to take.
     next: AtomicUsize,
-    results: Vec<Mutex<Option<R>>>,
+    results: Vec<Mutex<Option<Result<R, Lost>>>>,
     /// Items with a result.
     finished: AtomicUsize,
     watchdog: Thread,
-    panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
 impl<T, R, W> Shared<T, R, W> {
@@ -132,7 +131,7 @@ impl<T, R, W> Shared<T, R, W> {
         (index < self.items.len()).then_some(index)
     }
 
-    fn finish(&self, index: usize, result: R) {
+    fn finish(&self, index: usize, result: Result<R, Lost>) {
         *lock(&self.results[index]) = Some(result);
         if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.items.len() {
             self.watchdog.unpark();
@@ -161,7 +160,7 @@ where
     Ok(post)
 }
 
-/// A thread's life: items until none is left, this thread is abandoned, or one panics.
+/// A thread's life: items until none is left or this thread is abandoned.
 fn take_items<T, R, W: Fn(usize, &T) -> R>(shared: &Shared<T, R, W>, post: &Mutex<Post>) {
     while let Some(index) = shared.claim() {
         lock(post).current = Some((index, Instant::now()));
@@ -173,17 +172,18 @@ fn take_items<T, R, W: Fn(usize, &T) -> R>(shared: &Shared<T, R, W>, post: &Mute
         }
         mine.current = None;
         drop(mine);
-        match result {
-            Ok(result) => shared.finish(index, result),
-            Err(panic) => {
-                *lock(&shared.panic) = Some(panic);
-                lock(post).ended = true;
-                shared.watchdog.unpark();
-                return;
-            }
-        }
+        shared.finish(index, result.map_err(|panic| Lost::Panicked(panic_message(&*panic))));
     }
     lock(post).ended = true;
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => (*text).to_string(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic without a message".into(),
+    }
 }
 
 /// Locks a mutex no code panics while holding (`work` runs outside every lock).
@@ -251,17 +251,14 @@ mod tests {
     }
 
     #[test]
-    fn a_panic_reaches_the_caller() {
-        let panicked = catch_unwind(|| {
-            map(
-                vec![1, 2, 3],
-                2,
-                Duration::from_secs(60),
-                |_, &n| if n == 2 { panic!("item two") } else { n },
-                |_, _, _| 0,
-            )
-        });
-        let payload = panicked.expect_err("the panic is resumed");
-        assert_eq!(payload.downcast_ref::<&str>(), Some(&"item two"));
+    fn a_panic_is_that_items_loss_and_the_others_go_on() {
+        let results = map(
+            vec![1, 2, 3],
+            1,
+            Duration::from_secs(60),
+            |_, &n: &u32| if n == 2 { panic!("item two") } else { format!("ran {n}") },
+            |_, &n, why| format!("lost {n}: {why:?}"),
+        );
+        assert_eq!(results, ["ran 1", "lost 2: Panicked(\"item two\")", "ran 3"]);
     }
 }
