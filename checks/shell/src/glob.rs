@@ -59,7 +59,7 @@ pub fn expand(ctx: &Ctx, segments: &[(String, bool)]) -> Vec<String> {
         }
     }
     // `dir/*/`: only directories (a symlink to one too), printed with the slash.
-    if chars.last().is_some_and(|(c, _)| *c == '/') && candidates.iter().any(|c| c != "/") {
+    if chars.last().is_some_and(|(c, _)| *c == '/') {
         candidates.retain(|c| std::fs::metadata(ctx.real(c)).is_ok_and(|m| m.is_dir()));
         for candidate in &mut candidates {
             candidate.push('/');
