@@ -9,7 +9,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use reviewhost::assertion;
 use reviewhost::check::{Checks, Plan, Site};
-use reviewhost::sandbox::{Cache, Limits, RootDir, Sandbox};
+use reviewhost::sandbox::{Cache, CacheKey, Limits, RootDir, Sandbox};
 
 fn file_of(assertions: serde_json::Value) -> Vec<u8> {
     serde_json::json!({ "assertions": assertions }).to_string().into_bytes()
@@ -18,7 +18,8 @@ fn file_of(assertions: serde_json::Value) -> Vec<u8> {
 fn per_check(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
-    let cache = Cache::open(&dir.path().join("cache")).unwrap();
+    let key = CacheKey::load_or_create(&dir.path().join("keys/cache.key")).unwrap();
+    let cache = Cache::open(&dir.path().join("cache"), key).unwrap();
     let sandbox = Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap());
     let checks = Checks::builtin(sandbox);
     let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };

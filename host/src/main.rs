@@ -2,6 +2,9 @@
 //!
 //! Exit codes: 0 every assertion passed, 1 at least one failed or could not be
 //! evaluated, 2 the run itself could not be done (bad file, bad flag, unreadable root).
+//!
+//! Text that came from an assertions file, the repository, a component or an agent
+//! (errors quoting them included) is printed through `report::inert`.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -11,9 +14,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 use reviewhost::assertion::{self, LoadError, Status};
-use reviewhost::report::{self, Detail, Format, TextStyle};
+use reviewhost::report::{self, Detail, Format, TextStyle, inert, inert_lines};
 use reviewhost::run::Shard;
-use reviewhost::sandbox::{Cache, Limits, parse_memory, parse_timeout};
+use reviewhost::sandbox::{Cache, CacheKey, Limits, RootDir, parse_memory, parse_timeout};
 use reviewhost::{RunError, RunOptions, RunReport, Runner};
 
 #[derive(Parser)]
@@ -108,13 +111,19 @@ Each pass: analysts (read-only agents) review the repository and end their answe
 `## Assertions` JSON block; the assertions are checked, merged into the assertions file by
 id and run in the sandbox after an implementer agent works on the open findings; failures
 go to a fix-agent once, then the file is run again. The loop ends at Zero findings,
-Budget reached (--max-passes), Plateau or Divergence. Agents are programs named in
+Budget reached (--max-passes), Plateau or Divergence. Agents are programs named in a
 reviewhost.toml (see docs/review-loop.md); state, events and reports are in .reviewhost/.
 
+The configuration is --config PATH, else ~/.config/reviewhost/reviewhost.toml
+($REVIEWHOST_CONFIG_DIR); agent definitions are embedded, replaced by
+~/.config/reviewhost/agents/NAME.md. The reviewed repository's own reviewhost.toml and
+.reviewhost/agents/ name the commands run on this machine and the agents' tools, so they
+are read only with --trust-repo-config (or REVIEWHOST_TRUST_REPO_CONFIG=1).
+
 Examples:
-  reviewhost review
+  reviewhost review --config ~/review/claude.toml
   reviewhost review . --max-passes 3
-  reviewhost review --config reviewhost.toml --prompt-budget 200000
+  reviewhost review --trust-repo-config --prompt-budget 200000
 
 After an aborted pass (exit 2): reviewhost review --resume
 
@@ -123,16 +132,20 @@ Exit codes: 0 converged (every assertion passes), 1 stopped with failures,
     Review(ReviewArgs),
     /// List the agent definitions the review loop uses, and where each comes from.
     #[command(after_help = "\
-Definitions are embedded in reviewhost; a project overrides one by placing a file of the
-same name in .reviewhost/agents/ (Markdown with YAML front matter).
+Definitions are embedded in reviewhost; a file of the same name in
+~/.config/reviewhost/agents/ replaces one, and so does one in the repository's
+.reviewhost/agents/ with --trust-repo-config (Markdown with YAML front matter).
 
 Examples:
   reviewhost agents
-  reviewhost agents --root .")]
+  reviewhost agents --root . --trust-repo-config")]
     Agents {
         /// The repository whose .reviewhost/agents/ may override the defaults.
         #[arg(long, default_value = ".")]
         root: PathBuf,
+        /// Read the repository's own .reviewhost/agents/ too.
+        #[arg(long, env = "REVIEWHOST_TRUST_REPO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
+        trust_repo_config: bool,
     },
     /// Print a shell completion script.
     #[command(after_help = "\
@@ -236,9 +249,13 @@ struct ReviewArgs {
     /// Continue the review in .reviewhost/ from the start of its unfinished pass.
     #[arg(long)]
     resume: bool,
-    /// The agent configuration [default: PATH/reviewhost.toml].
+    /// The agent configuration [default: ~/.config/reviewhost/reviewhost.toml].
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Read the repository's own reviewhost.toml and .reviewhost/agents/: they choose the
+    /// commands run on this machine and the agents' tools. Only for a repository you trust.
+    #[arg(long, env = "REVIEWHOST_TRUST_REPO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
+    trust_repo_config: bool,
     /// The assertions file, relative to PATH.
     #[arg(long, default_value = ".claude/state/review-assertions.json")]
     assertions: PathBuf,
@@ -282,7 +299,7 @@ fn main() -> ExitCode {
         Command::Schema => schema(),
         Command::Validate(args) => validate(args),
         Command::Review(args) => review(args),
-        Command::Agents { root } => agents(&root),
+        Command::Agents { root, trust_repo_config } => agents(&root, trust_repo_config),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "reviewhost", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
@@ -291,7 +308,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("reviewhost: error: {error:#}");
+            eprintln!("reviewhost: error: {}", inert_lines(&format!("{error:#}"), ""));
             if let Some(hint) = hint(&error) {
                 eprintln!("  hint: {hint}");
             }
@@ -307,10 +324,14 @@ fn hint(error: &anyhow::Error) -> Option<&'static str> {
         _ => None,
     });
     match (load, error.downcast_ref::<RunError>()) {
-        (Some(LoadError::Read { source, .. }), _) if source.kind() == std::io::ErrorKind::NotFound => Some(
-            "pass the assertions file as an argument or set ASSERTIONS_FILE \
-             (the default is .claude/state/review-assertions.json)",
-        ),
+        (Some(LoadError::Read { source: reviewhost::sandbox::HostReadError::Io(e), .. }), _)
+            if e.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Some(
+                "pass the assertions file as an argument or set ASSERTIONS_FILE \
+                 (the default is .claude/state/review-assertions.json)",
+            )
+        }
         (Some(LoadError::Syntax { .. } | LoadError::Field { .. }), _) => {
             Some("`reviewhost validate FILE` lists every problem; `reviewhost schema` prints the format")
         }
@@ -364,15 +385,32 @@ fn reports(args: &RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Reports
     Ok(Reports { stdout: on_stdout.first().copied().unwrap_or(Format::Text), files })
 }
 
-/// The compiled-component cache, or none (with a warning) when it cannot be trusted.
-fn cache() -> Option<Cache> {
-    Cache::default_dir().and_then(|dir| match Cache::open(&dir) {
+/// The compiled-component cache, or none (with a warning) when it cannot be trusted:
+/// a cache or key that lies inside `root` (the repository under review could ship
+/// entries there) is never used.
+fn cache(root: &Path) -> Option<Cache> {
+    let (dir, key) = (Cache::default_dir()?, CacheKey::default_path()?);
+    let opened = || -> Result<Cache, String> {
+        let root = RootDir::new(root).map_err(|e| format!("{}: {e}", root.display()))?;
+        for (what, path) in [("directory", &dir), ("key", &key)] {
+            if root.contains(path) {
+                return Err(format!(
+                    "its {what} {} is inside the reviewed root {}, where the repository could plant entries",
+                    path.display(),
+                    root.path().display()
+                ));
+            }
+        }
+        let key = CacheKey::load_or_create(&key).map_err(|e| e.to_string())?;
+        Cache::open(&dir, key).map_err(|e| e.to_string())
+    };
+    match opened() {
         Ok(cache) => Some(cache),
         Err(e) => {
             eprintln!("reviewhost: warning: not using the compiled-component cache: {e}");
             None
         }
-    })
+    }
 }
 
 fn default_jobs() -> usize {
@@ -389,18 +427,20 @@ fn new(name: &str) -> anyhow::Result<ExitCode> {
 
 fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let runner = Runner::new(limits, 1, cache())?;
+    let runner = Runner::new(limits, 1, cache(&args.fixtures))?;
     let results = runner.test_fixtures(&args.component, &args.fixtures)?;
     let mut stdout = std::io::stdout().lock();
     let mut failed = 0;
     for case in &results {
         let ok = case.matches();
-        let _ = writeln!(stdout, "  {} {}", if ok { '✅' } else { '❌' }, case.name);
+        let _ = writeln!(stdout, "  {} {}", if ok { '✅' } else { '❌' }, inert(&case.name));
         if !ok {
             failed += 1;
-            let contains = case.expect.message_contains.as_deref().map(|m| format!(", message containing {m:?}"));
+            let contains =
+                case.expect.message_contains.as_deref().map(|m| format!(", message containing \"{}\"", inert(m)));
             let _ = writeln!(stdout, "     expected: {}{}", case.expect.status.as_str(), contains.unwrap_or_default());
-            let _ = writeln!(stdout, "     actual:   {}: {}", case.outcome.status.as_str(), case.outcome.message);
+            let message = inert_lines(&case.outcome.message, "               ");
+            let _ = writeln!(stdout, "     actual:   {}: {message}", case.outcome.status.as_str());
         }
     }
     let _ = writeln!(stdout, "\n{} of {} cases as expected", results.len() - failed, results.len());
@@ -408,12 +448,12 @@ fn test(args: TestArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn lint(args: LintArgs) -> anyhow::Result<ExitCode> {
-    let runner = Runner::new(Limits::default(), default_jobs(), cache())?;
+    let runner = Runner::new(Limits::default(), default_jobs(), cache(&args.root))?;
     let file = args.file.unwrap_or_else(reviewhost::run::default_file);
     let findings = runner.lint(&file, &args.root)?;
     let mut stdout = std::io::stdout().lock();
     for (id, finding) in &findings {
-        let _ = writeln!(stdout, "{id}: {}", finding.replace('\n', "\n    "));
+        let _ = writeln!(stdout, "{}: {}", inert(id), inert_lines(finding, "    "));
     }
     let _ = writeln!(stdout, "{} finding(s) in {}", findings.len(), file.display());
     Ok(if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
@@ -421,7 +461,7 @@ fn lint(args: LintArgs) -> anyhow::Result<ExitCode> {
 
 fn run(args: RunArgs, reports: Reports) -> anyhow::Result<ExitCode> {
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache())?;
+    let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache(&args.root))?;
     let options = RunOptions {
         file: args.file.unwrap_or_else(reviewhost::run::default_file),
         root: args.root,
@@ -530,20 +570,21 @@ impl Progress {
 }
 
 fn review(args: ReviewArgs) -> anyhow::Result<ExitCode> {
-    use reviewhost::review::{self, EndState, ReviewError, ReviewOptions, agent::Config};
-    let (config_path, required) = match &args.config {
-        Some(path) => (path.clone(), true),
-        None => (args.path.join(review::agent::CONFIG_FILE), false),
-    };
-    let config = Config::load(&config_path, required)?;
+    use reviewhost::review::{self, EndState, ReviewError, ReviewOptions, trust};
+    let setup = trust::load(&args.path, &trust::Sources::new(args.config, args.trust_repo_config))?;
+    for warning in &setup.warnings {
+        eprintln!("reviewhost: warning: {warning}");
+    }
+    setup.check_commands()?;
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache())?;
+    let runner = Runner::new(limits, args.jobs.unwrap_or_else(default_jobs), cache(&args.path))?;
     let options = ReviewOptions {
         root: args.path,
         assertions_file: args.assertions,
         max_passes: args.max_passes,
         resume: args.resume,
-        config,
+        config: setup.config,
+        definitions: setup.definitions,
         prompt_budget: args.prompt_budget,
     };
     let mut stdout = std::io::stdout().lock();
@@ -553,24 +594,28 @@ fn review(args: ReviewArgs) -> anyhow::Result<ExitCode> {
             Ok(if outcome.end == EndState::ZeroFindings { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Err(error @ ReviewError::Aborted { .. }) => {
-            eprintln!("reviewhost: {error}");
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
             Ok(ExitCode::from(2))
         }
         Err(error) => Err(error.into()),
     }
 }
 
-fn agents(root: &Path) -> anyhow::Result<ExitCode> {
-    use reviewhost::review::definitions::{self, Source};
+fn agents(root: &Path, trust_repo: bool) -> anyhow::Result<ExitCode> {
+    use reviewhost::review::{definitions::Source, trust};
+    let (definitions, warnings) = trust::load_definitions(root, &trust::Sources::new(None, trust_repo))?;
+    for warning in &warnings {
+        eprintln!("reviewhost: warning: {warning}");
+    }
     let mut stdout = std::io::stdout().lock();
-    for d in definitions::load(root)? {
+    for d in definitions {
         let source = match &d.source {
             Source::Embedded => "embedded default".to_string(),
-            Source::Project(path) => path.display().to_string(),
+            Source::User(path) | Source::Project(path) => inert(&path.display().to_string()).into_owned(),
         };
-        let track = d.track.as_deref().map(|t| format!(" track {t}")).unwrap_or_default();
-        writeln!(stdout, "{:<20} {:<12} {source}", d.name, format!("{}{track}", d.role.as_str()))?;
-        writeln!(stdout, "{:<20} tools: {}", "", d.tools.join(", "))?;
+        let track = d.track.as_deref().map(|t| format!(" track {}", inert(t))).unwrap_or_default();
+        writeln!(stdout, "{:<20} {:<12} {source}", inert(&d.name), format!("{}{track}", d.role.as_str()))?;
+        writeln!(stdout, "{:<20} tools: {}", "", inert(&d.tools.join(", ")))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -584,7 +629,7 @@ fn schema() -> anyhow::Result<ExitCode> {
 
 fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let file = args.file.unwrap_or_else(reviewhost::run::default_file);
-    let bytes = std::fs::read(&file).map_err(|source| LoadError::Read { file: file.clone(), source })?;
+    let bytes = assertion::read(&file)?;
     let mut problems = Vec::new();
     match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Err(_) => problems.push(assertion::parse(&file, &bytes).expect_err("not JSON").to_string()),
@@ -603,7 +648,7 @@ fn validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     }
     let mut stdout = std::io::stdout().lock();
     for problem in &problems {
-        writeln!(stdout, "{problem}")?;
+        writeln!(stdout, "{}", inert_lines(problem, ""))?;
     }
     if problems.is_empty() {
         writeln!(stdout, "{}: valid", file.display())?;

@@ -9,8 +9,8 @@ use sha2::{Digest, Sha256};
 
 use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveError, Status};
 use crate::authoring::fixtures::{self, CaseResult, FixtureError};
-use crate::check::{Checks, Outcome, Site};
-use crate::sandbox::{Cache, Limits, RootDir, Sandbox, SandboxError};
+use crate::check::{Checks, MAX_COMPONENT_BYTES, Outcome, Site};
+use crate::sandbox::{Base, Cache, Limits, RootDir, Sandbox, SandboxError, read_file};
 
 /// What a run is asked to do.
 #[derive(Debug, Clone)]
@@ -129,7 +129,7 @@ impl Runner {
 
     /// Runs the validator at `component` on the fixture cases under `fixtures`.
     pub fn test_fixtures(&self, component: &Path, fixtures: &Path) -> Result<Vec<CaseResult>, RunError> {
-        let wasm = std::fs::read(component).map_err(|source| RunError::Component {
+        let wasm = read_file(&Base::Ambient, component, MAX_COMPONENT_BYTES).map_err(|source| RunError::Component {
             path: component.to_path_buf(),
             reason: format!("cannot read: {source}"),
         })?;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use reviewhost::RunOptions;
 use reviewhost::assertion::Status;
-use reviewhost::sandbox::{Cache, Input, Limits, RootDir, Sandbox, View};
+use reviewhost::sandbox::{Input, Limits, RootDir, Sandbox, View};
 use serde_json::json;
 
 use crate::support::*;
@@ -142,7 +142,7 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
 fn a_custom_validator_cannot_use_the_whole_file_reads() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
-    let cache = Cache::open(&cache_dir()).unwrap();
+    let cache = cache_at(&cache_dir());
     let sandbox = Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap());
     let wasm = std::fs::read(reviewhost_tests::FILES_VALIDATOR).unwrap();
     let validator = sandbox.load_validator("files-validator", &wasm).unwrap();

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use reviewhost::assertion;
 use reviewhost::check::{Checks, Site};
-use reviewhost::sandbox::{Cache, Limits, RootDir, Sandbox};
+use reviewhost::sandbox::{Limits, RootDir, Sandbox};
 use serde_json::json;
 
 use crate::support;
@@ -31,7 +31,7 @@ fn repeated_questions_are_evaluated_once() {
         {"id": "X-1", "type": "file_exists", "path": "../outside.rs"},
     ]});
     let file = assertion::parse(std::path::Path::new("shared.json"), doc.to_string().as_bytes()).unwrap();
-    let cache = Cache::open(&support::cache_dir()).unwrap();
+    let cache = support::cache_at(&support::cache_dir());
     let checks = Checks::builtin(Arc::new(Sandbox::new(Limits::default(), 2, Some(cache)).unwrap()));
     let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };
 

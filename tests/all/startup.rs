@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use reviewhost::assertion::{self, Status};
 use reviewhost::check::{Checks, Plan, Site};
-use reviewhost::sandbox::{Cache, Limits, RootDir, Sandbox};
+use reviewhost::sandbox::{Limits, RootDir, Sandbox};
 use serde_json::json;
 
 #[test]
@@ -13,7 +13,7 @@ fn builtin_checks_run_precompiled_with_an_empty_cache() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
     let cache_dir = dir.path().join("cache");
-    let cache = Cache::open(&cache_dir).unwrap();
+    let cache = crate::support::cache_at(&cache_dir);
     let checks = Checks::builtin(Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap()));
     let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };
     let doc = json!({ "assertions": [

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use reviewhost::Runner;
-use reviewhost::sandbox::{Cache, Limits};
+use reviewhost::sandbox::{Cache, CacheKey, Limits};
 use sha2::{Digest, Sha256};
 
 /// One compiled-component cache for the whole test run, inside the target directory,
@@ -13,10 +13,23 @@ pub fn cache_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("reviewhost-cache")
 }
 
+/// The key that authenticates the test cache's entries (kept apart from the cache).
+pub fn cache_key_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("reviewhost-keys").join("cache.key")
+}
+
+/// The compiled-component cache at `dir`, authenticated with the test key.
+pub fn cache_at(dir: &Path) -> Cache {
+    Cache::open(dir, CacheKey::load_or_create(&cache_key_path()).unwrap()).unwrap()
+}
+
 /// The `reviewhost` binary, with the test cache and no inherited `ASSERTIONS_FILE`.
 pub fn reviewhost() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_reviewhost"));
-    cmd.env("REVIEWHOST_CACHE_DIR", cache_dir()).env_remove("ASSERTIONS_FILE").env("NO_COLOR", "1");
+    cmd.env("REVIEWHOST_CACHE_DIR", cache_dir())
+        .env("REVIEWHOST_CACHE_KEY", cache_key_path())
+        .env_remove("ASSERTIONS_FILE")
+        .env("NO_COLOR", "1");
     cmd
 }
 
@@ -35,7 +48,7 @@ pub fn stderr(output: &Output) -> String {
 
 /// A runner over the library with the test cache.
 pub fn runner(limits: Limits, jobs: usize) -> Runner {
-    Runner::new(limits, jobs, Some(Cache::open(&cache_dir()).unwrap())).unwrap()
+    Runner::new(limits, jobs, Some(cache_at(&cache_dir()))).unwrap()
 }
 
 pub fn sha256(path: &Path) -> String {

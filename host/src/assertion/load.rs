@@ -14,7 +14,7 @@ use super::{Assertion, AssertionsFile, COMMAND_TYPES, Kind};
 #[non_exhaustive]
 pub enum LoadError {
     #[error("{}: cannot read the assertions file: {source}", file.display())]
-    Read { file: PathBuf, source: std::io::Error },
+    Read { file: PathBuf, source: crate::sandbox::HostReadError },
 
     #[error("{}:{line}:{column}: invalid JSON: {message}", file.display())]
     Syntax { file: PathBuf, line: usize, column: usize, message: String },
@@ -42,10 +42,20 @@ impl fmt::Display for Location {
     }
 }
 
+/// Largest assertions file read: 100,000 assertions take about 30 MB.
+pub const MAX_ASSERTIONS_BYTES: u64 = 256 << 20;
+
 /// Reads and validates the assertions file at `file`.
 pub fn load(file: &Path) -> Result<AssertionsFile, LoadError> {
-    let bytes = std::fs::read(file).map_err(|source| LoadError::Read { file: file.to_path_buf(), source })?;
-    parse(file, &bytes)
+    parse(file, &read(file)?)
+}
+
+/// The bytes of the assertions file: a regular file of at most [`MAX_ASSERTIONS_BYTES`],
+/// read as any file named on an assertion's behalf is (a path committed as a symlink to
+/// `/dev/zero` or a FIFO is refused on the descriptor, without blocking).
+pub fn read(file: &Path) -> Result<Vec<u8>, LoadError> {
+    crate::sandbox::read_file(&crate::sandbox::Base::Ambient, file, MAX_ASSERTIONS_BYTES)
+        .map_err(|source| LoadError::Read { file: file.to_path_buf(), source })
 }
 
 /// Validates `bytes` as the contents of `file`.

@@ -23,7 +23,9 @@ use sha2::Digest;
 pub mod expect;
 
 use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
-use crate::sandbox::{CheckComponent, Evaluation, Evidence, Input, RootDir, Sandbox, SandboxError, Task, View};
+use crate::sandbox::{
+    Base, CheckComponent, Evaluation, Evidence, Input, RootDir, Sandbox, SandboxError, Task, View, read_file,
+};
 
 /// The built-in check components, compiled by `build.rs` and embedded.
 mod builtin {
@@ -254,26 +256,31 @@ impl Checks {
         paths: Option<&[String]>,
     ) -> Plan {
         let error = |message: String| Plan::Decided(Outcome::decided(Status::Error, message));
-        let path = locate(component, site);
-        let wasm = match read_component(&path) {
-            Ok(wasm) => wasm,
+        let (wasm, found) = match find_component(component, site) {
+            Ok(found) => found,
             Err(e) => return error(format!("component {component}: {e}")),
         };
         let digest = format!("{:x}", sha2::Sha256::digest(&wasm));
         if let Some(pinned) = sha256
             && pinned != digest
         {
-            return error(format!(
-                "component {component}: sha256 mismatch: the assertion pins {pinned}, the file is {digest}; nothing was compiled"
-            ));
+            return error(match found {
+                Found::Near => format!(
+                    "component {component}: sha256 mismatch: the assertion pins {pinned}, the file is {digest}; nothing was compiled"
+                ),
+                Found::Elsewhere => format!(
+                    "component {component}: sha256 mismatch: the file is not the one the assertion pins; nothing was compiled"
+                ),
+            });
         }
         let slot = self.validators.lock().expect("no panics while held").entry(digest).or_default().clone();
         let loaded = slot.get_or_init(|| {
             self.sandbox.load_validator(component, &wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
         });
-        let component = match loaded {
-            Ok(component) => component.clone(),
-            Err(reason) => return error(reason.clone()),
+        let component = match (loaded, found) {
+            (Ok(component), _) => component.clone(),
+            (Err(reason), Found::Near) => return error(reason.clone()),
+            (Err(_), Found::Elsewhere) => return error(format!("component {component}: {NOT_USABLE_ELSEWHERE}")),
         };
         let view = match paths {
             Some(paths) => match View::narrowed(&site.root, paths) {
@@ -416,27 +423,59 @@ impl Checks {
     }
 }
 
-/// A component path: absolute, else relative to the root if it exists there, else
-/// relative to the assertions file's directory.
-fn locate(component: &str, site: &Site) -> PathBuf {
-    let path = Path::new(component);
-    if path.is_absolute() {
-        return path.to_path_buf();
-    }
-    let in_root = site.root.path().join(path);
-    if in_root.exists() { in_root } else { site.file_dir.join(path) }
+/// Every failure with a component outside the root and the assertions file's directory:
+/// one message, whether the path is missing, unreadable, special, or not a component.
+const NOT_USABLE_ELSEWHERE: &str = "not found beside the assertions file or in the root, \
+     and no usable component at that path (nothing more is said of a path outside both)";
+
+/// Where a component was found, which decides what an error may say about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    /// Beside the assertions file or inside the root: its digest and what is wrong
+    /// with it may be reported.
+    Near,
+    /// Anywhere else, by absolute path (an operator's installed validators): it is
+    /// used if it is a valid component, and nothing else about it is ever reported,
+    /// so that an assertions file cannot probe the host's files.
+    Elsewhere,
 }
 
-/// The bytes of a component file: a regular file of at most [`MAX_COMPONENT_BYTES`].
-fn read_component(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+/// Finds and reads a component. A relative path is looked for beside the assertions
+/// file first (where the operator keeps validators), then in the root; each opened
+/// with cap-std's resolver from a handle on that directory, so `..` and symlinks
+/// cannot lead out of it. An absolute path inside one of the two is treated the same;
+/// any other absolute path is [`Found::Elsewhere`], and read only if it ends in `.wasm`. Every read is
+/// [`crate::sandbox::read_file`]'s: non-blocking, a regular file checked on its
+/// descriptor, at most [`MAX_COMPONENT_BYTES`], within a deadline.
+fn find_component(component: &str, site: &Site) -> Result<(Vec<u8>, Found), String> {
+    let path = Path::new(component);
+    let beside_file = if path.is_absolute() { path.strip_prefix(&site.file_dir).ok() } else { Some(path) };
+    let in_root = site.root.relative(component).ok().map(PathBuf::from);
+    let mut near = Vec::new();
+    if let Some(relative) = beside_file
+        && let Ok(base) = Base::dir(&site.file_dir)
+    {
+        near.push((base, relative.to_path_buf()));
     }
-    if meta.len() > MAX_COMPONENT_BYTES {
-        return Err(format!("{} is larger than {} bytes", path.display(), MAX_COMPONENT_BYTES));
+    if let Some(relative) = in_root {
+        near.push((Base::Inside(site.root.handle().clone()), relative));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    for (base, relative) in &near {
+        match read_file(base, relative, MAX_COMPONENT_BYTES) {
+            Ok(wasm) => return Ok((wasm, Found::Near)),
+            Err(e) if e.is_not_found() => continue,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    if near.is_empty() && path.is_absolute() && path.extension().is_some_and(|e| e == "wasm") {
+        // The operator's own files elsewhere: only a `*.wasm` path is opened at all
+        // (never `/proc/kmsg` or a device), and used only if it is a component.
+        return match read_file(&Base::Ambient, path, MAX_COMPONENT_BYTES) {
+            Ok(wasm) => Ok((wasm, Found::Elsewhere)),
+            Err(_) => Err(NOT_USABLE_ELSEWHERE.to_string()),
+        };
+    }
+    Err("not found beside the assertions file or in the root".to_string())
 }
 
 #[cfg(test)]

@@ -5,14 +5,20 @@
 //! so the cache loads only what it wrote itself:
 //!
 //! - its directory is created `0700` and used only when it is owned by the current user
-//!   and writable by nobody else (otherwise the cache is skipped, with a warning);
+//!   and writable by nobody else (otherwise the cache is skipped, with a warning); a
+//!   cache directory inside the reviewed root is never used (`reviewhost` refuses it
+//!   before opening, see `main.rs`), since the repository could ship entries;
 //! - the file name is chosen by the host (hash of the component and of the engine's
 //!   compilation settings), never by anything an assertions file says;
-//! - each entry carries a BLAKE3 digest of its payload, checked before deserializing,
-//!   so a corrupt or truncated entry is recompiled rather than loaded. (BLAKE3 rather
-//!   than SHA-256: the shell check's entry is 13 MiB, and hashing it with SHA-256 was a
-//!   fifth of a warm run's start-up.) Entries are mapped, not read, so the payload is
-//!   not copied before wasmtime copies it into executable memory.
+//! - each entry carries a MAC: BLAKE3 keyed with a per-user secret ([`CacheKey`],
+//!   random, kept in the user's data directory, outside the cache and outside any
+//!   repository), over the entry's name and payload, checked before deserializing. An
+//!   entry anyone else wrote, an entry renamed from another component, a corrupt or
+//!   truncated one: all are recompiled, never loaded. A checksum would only have caught
+//!   corruption: a checkout is the user's own and may hold an entry with a valid one.
+//!   (BLAKE3 rather than HMAC-SHA-256: the shell check's entry is 13 MiB, and hashing it
+//!   with SHA-256 was a fifth of a warm run's start-up.) Entries are mapped, not read,
+//!   so the payload is not copied before wasmtime copies it into executable memory.
 //!
 //! Entries are written to a temporary file and renamed into place, so concurrent runs
 //! never see half an entry.
@@ -25,21 +31,119 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 /// First bytes of every cache entry, versioned with the entry layout.
-const MAGIC: &[u8; 8] = b"RVHCWSM2";
+const MAGIC: &[u8; 8] = b"RVHCWSM3";
 const DIGEST_LEN: usize = 32;
 
 /// Where compiled components are kept.
 #[derive(Debug, Clone)]
 pub struct Cache {
     dir: PathBuf,
+    key: CacheKey,
+}
+
+/// The secret that authenticates cache entries: 32 random bytes in a file only the
+/// user can read, created on first use.
+#[derive(Clone)]
+pub struct CacheKey([u8; blake3::KEY_LEN]);
+
+impl std::fmt::Debug for CacheKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CacheKey(..)")
+    }
+}
+
+impl CacheKey {
+    /// `$REVIEWHOST_CACHE_KEY` (a file path), else the user's data directory +
+    /// `reviewhost/cache.key`.
+    pub fn default_path() -> Option<PathBuf> {
+        match std::env::var_os("REVIEWHOST_CACHE_KEY") {
+            Some(path) if !path.is_empty() => Some(PathBuf::from(path)),
+            _ => dirs::data_local_dir().map(|d| d.join("reviewhost").join("cache.key")),
+        }
+    }
+
+    /// The key at `path`, made if there is none. The file must be a regular file (not
+    /// a symlink) owned by the user and readable by nobody else; its directory is made
+    /// `0700`.
+    pub fn load_or_create(path: &Path) -> io::Result<CacheKey> {
+        if let Some(parent) = path.parent() {
+            create_private_dir(parent)?;
+        }
+        match read_key(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            other => return other,
+        }
+        let mut key = [0u8; blake3::KEY_LEN];
+        fill_random(&mut key)?;
+        let mut tmp =
+            tempfile::Builder::new().prefix(".cache.key.").tempfile_in(path.parent().unwrap_or(Path::new(".")))?;
+        tmp.write_all(hex(&key).as_bytes())?;
+        tmp.as_file().sync_all()?;
+        // Another run may have made one meanwhile: theirs stands, and is read back.
+        let _ = tmp.persist_noclobber(path);
+        read_key(path)
+    }
+}
+
+/// The key in `path`: 64 hex digits, in a private regular file that is not a symlink.
+fn read_key(path: &Path) -> io::Result<CacheKey> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    let denied = |why: &str| io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: {why}", path.display()));
+    if !meta.is_file() {
+        return Err(denied("not a regular file"));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if meta.uid() != unsafe { libc::geteuid() } {
+        return Err(denied("owned by another user"));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(denied("readable or writable by group or others"));
+    }
+    let mut text = String::new();
+    io::Read::read_to_string(&mut io::Read::take(&file, 128), &mut text)?;
+    let text = text.trim();
+    let mut key = [0u8; blake3::KEY_LEN];
+    if text.len() != 2 * key.len() {
+        return Err(denied("not a reviewhost cache key"));
+    }
+    for (byte, pair) in key.iter_mut().zip(text.as_bytes().chunks(2)) {
+        let pair = std::str::from_utf8(pair).map_err(|_| denied("not a reviewhost cache key"))?;
+        *byte = u8::from_str_radix(pair, 16).map_err(|_| denied("not a reviewhost cache key"))?;
+    }
+    Ok(CacheKey(key))
+}
+
+/// Fills `bytes` from the kernel's random source.
+fn fill_random(bytes: &mut [u8]) -> io::Result<()> {
+    let mut filled = 0;
+    while filled < bytes.len() {
+        let rest = &mut bytes[filled..];
+        // SAFETY: writes at most `rest.len()` bytes into `rest`.
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        if n < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        filled += n as usize;
+    }
+    Ok(())
 }
 
 impl Cache {
-    /// The cache at `dir`, created if needed. `Err` says why it cannot be trusted.
-    pub fn open(dir: &Path) -> io::Result<Cache> {
+    /// The cache at `dir`, created if needed, with entries authenticated by `key`.
+    /// `Err` says why it cannot be trusted.
+    pub fn open(dir: &Path, key: CacheKey) -> io::Result<Cache> {
         create_private_dir(dir)?;
         check_private(dir)?;
-        Ok(Cache { dir: dir.to_path_buf() })
+        Ok(Cache { dir: dir.to_path_buf(), key })
     }
 
     /// `$REVIEWHOST_CACHE_DIR`, else the user's cache directory + `reviewhost`.
@@ -58,18 +162,19 @@ impl Cache {
     /// exists, else compiled and stored.
     pub fn component(&self, engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Component> {
         let path = self.entry_path(engine, wasm);
-        if let Some(payload) = read_entry(&path) {
-            // SAFETY: `payload` was written by this cache (private directory, host-chosen
-            // name) for this engine configuration and its digest matched, so it is an
-            // artifact `Engine::precompile_component` produced. Deserialize still checks
-            // the wasmtime version and configuration and errors on mismatch.
+        if let Some(payload) = read_entry(&self.key, &path) {
+            // SAFETY: `payload` carries a MAC under this user's secret key over its name
+            // (the component's hash and the engine configuration's), so this cache wrote
+            // it for this component, and it is an artifact `Engine::precompile_component`
+            // produced. Deserialize still checks the wasmtime version and configuration
+            // and errors on mismatch.
             if let Ok(component) = unsafe { Component::deserialize(engine, &*payload) } {
                 return Ok(component);
             }
         }
         let payload = engine.precompile_component(wasm)?;
         // A cache that cannot be written only costs time on the next run.
-        let _ = write_entry(&self.dir, &path, &payload);
+        let _ = write_entry(&self.key, &self.dir, &path, &payload);
         // SAFETY: produced by `precompile_component` of this engine just above.
         unsafe { Component::deserialize(engine, &payload) }
     }
@@ -101,18 +206,37 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The MAC of an entry: keyed BLAKE3 over its file name and its payload, so an entry is
+/// valid only under the name it was written for.
+fn mac(key: &CacheKey, path: &Path, payload: &[u8]) -> blake3::Hash {
+    let name = path.file_name().map_or(&[][..], |n| std::os::unix::ffi::OsStrExt::as_bytes(n));
+    let mut hasher = blake3::Hasher::new_keyed(&key.0);
+    hasher.update(&(name.len() as u64).to_le_bytes()).update(name).update(payload);
+    hasher.finalize()
+}
+
 /// The payload of a valid entry, mapped; `None` for a missing, foreign or corrupt one.
-fn read_entry(path: &Path) -> Option<Entry> {
-    let file = std::fs::File::open(path).ok()?;
+fn read_entry(key: &CacheKey, path: &Path) -> Option<Entry> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
     // SAFETY: entries live in the private cache directory and are only ever replaced by
     // renaming a new file into place (`write_entry`), never modified in place, so the
-    // mapped bytes do not change under us; the digest is checked before they are used.
+    // mapped bytes do not change under us; the MAC is checked before they are used.
     let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
     if map.len() < MAGIC.len() + DIGEST_LEN || &map[..MAGIC.len()] != MAGIC {
         return None;
     }
     let (digest, payload) = map[MAGIC.len()..].split_at(DIGEST_LEN);
-    if blake3::hash(payload).as_bytes() != digest {
+    // Constant-time comparison (blake3::Hash's `PartialEq<[u8; 32]>`).
+    let digest: [u8; DIGEST_LEN] = digest.try_into().ok()?;
+    if mac(key, path, payload) != digest {
         return None;
     }
     Some(Entry(map))
@@ -129,10 +253,10 @@ impl std::ops::Deref for Entry {
     }
 }
 
-fn write_entry(dir: &Path, path: &Path, payload: &[u8]) -> io::Result<()> {
+fn write_entry(key: &CacheKey, dir: &Path, path: &Path, payload: &[u8]) -> io::Result<()> {
     let mut tmp = tempfile::Builder::new().prefix(".entry.").tempfile_in(dir)?;
     tmp.write_all(MAGIC)?;
-    tmp.write_all(blake3::hash(payload).as_bytes())?;
+    tmp.write_all(mac(key, path, payload).as_bytes())?;
     tmp.write_all(payload)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -180,18 +304,60 @@ fn check_private(_dir: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    fn key(byte: u8) -> CacheKey {
+        CacheKey([byte; blake3::KEY_LEN])
+    }
+
     #[test]
     fn entries_round_trip_and_corruption_is_rejected() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("e.cwasm");
-        write_entry(dir.path(), &path, b"payload").unwrap();
-        assert_eq!(&*read_entry(&path).unwrap(), b"payload");
+        write_entry(&key(1), dir.path(), &path, b"payload").unwrap();
+        assert_eq!(&*read_entry(&key(1), &path).unwrap(), b"payload");
         let mut bytes = std::fs::read(&path).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         std::fs::write(&path, &bytes).unwrap();
-        assert!(read_entry(&path).is_none());
+        assert!(read_entry(&key(1), &path).is_none());
         std::fs::write(&path, b"RVHC").unwrap();
-        assert!(read_entry(&path).is_none());
+        assert!(read_entry(&key(1), &path).is_none());
+    }
+
+    /// What a checksum let through: an entry with a valid digest that this user's cache
+    /// did not write, or wrote for another component.
+    #[test]
+    fn forged_and_renamed_entries_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.cwasm"), dir.path().join("b.cwasm"));
+        write_entry(&key(2), dir.path(), &a, b"someone else's code").unwrap();
+        assert!(read_entry(&key(1), &a).is_none(), "written under another key");
+        write_entry(&key(1), dir.path(), &a, b"component a").unwrap();
+        std::fs::copy(&a, &b).unwrap();
+        assert!(read_entry(&key(1), &a).is_some());
+        assert!(read_entry(&key(1), &b).is_none(), "a's entry under b's name");
+        // An unkeyed digest, as entries had before they were authenticated.
+        let mut old = MAGIC.to_vec();
+        old.extend_from_slice(blake3::hash(b"payload").as_bytes());
+        old.extend_from_slice(b"payload");
+        std::fs::write(&b, old).unwrap();
+        assert!(read_entry(&key(1), &b).is_none());
+        std::os::unix::fs::symlink(&a, dir.path().join("link.cwasm")).unwrap();
+        assert!(read_entry(&key(1), &dir.path().join("link.cwasm")).is_none(), "a symlink is not followed");
+    }
+
+    #[test]
+    fn the_key_is_private_and_made_once() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys/cache.key");
+        let made = CacheKey::load_or_create(&path).unwrap();
+        assert_eq!(CacheKey::load_or_create(&path).unwrap().0, made.0);
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(CacheKey::load_or_create(&path).unwrap_err().to_string().contains("readable or writable by group"));
+        let link = dir.path().join("keys/link.key");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert!(CacheKey::load_or_create(&link).is_err(), "a symlinked key is refused");
     }
 
     #[cfg(unix)]
@@ -200,9 +366,9 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let cache = dir.path().join("c");
-        Cache::open(&cache).unwrap();
+        Cache::open(&cache, key(1)).unwrap();
         std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let err = Cache::open(&cache).unwrap_err();
+        let err = Cache::open(&cache, key(1)).unwrap_err();
         assert!(err.to_string().contains("writable by group or others"), "{err}");
     }
 }

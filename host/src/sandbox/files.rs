@@ -22,37 +22,31 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use cap_primitives::fs::{OpenOptions, OpenOptionsExt};
 
 use super::HostState;
 use super::bindings::builtin::reviewhost::check::files::{DirEntry, EntryKind, Host, ReadError};
+use super::handle::DirHandle;
+use super::host_read::{Cut, read_whole};
 
 /// The root a store may read whole files from.
 pub(super) struct Files {
-    root: PathBuf,
-    /// Opened on the first read: most checks read nothing through this interface.
-    dir: Option<File>,
+    /// The root as opened when the run began.
+    root: Arc<DirHandle>,
     /// Largest file read, in bytes.
     max_bytes: u64,
 }
 
 impl Files {
-    pub(super) fn new(root: &Path, max_bytes: u64) -> Files {
-        Files { root: root.to_path_buf(), dir: None, max_bytes }
+    pub(super) fn new(root: Arc<DirHandle>, max_bytes: u64) -> Files {
+        Files { root, max_bytes }
     }
 
-    /// The root, opened on first use.
     fn dir(&mut self) -> Result<&File, ReadError> {
-        match &mut self.dir {
-            Some(dir) => Ok(dir),
-            empty => Ok(empty.insert(
-                cap_primitives::fs::open_ambient_dir(&self.root, cap_primitives::ambient_authority())
-                    .map_err(refusal)?,
-            )),
-        }
+        Ok(self.root.file())
     }
 
     fn read(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
@@ -70,7 +64,10 @@ impl Files {
         if meta.len() > max_bytes {
             return Err(ReadError::TooLarge);
         }
-        read_whole(&file, meta.len(), max_bytes)
+        read_whole(&file, meta.len(), max_bytes).map_err(|e| match e {
+            Cut::TooLarge => ReadError::TooLarge,
+            Cut::Io(e) => refusal(e),
+        })
     }
 
     fn list_dir(&mut self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
@@ -102,11 +99,10 @@ impl Files {
                     EntryKind::Other
                 };
                 // No path in the sandbox can name it (paths are strings): EILSEQ, in the C
-                // library's words, as the guest's own listing says.
-                let name = entry
-                    .file_name()
-                    .into_string()
-                    .map_err(|_| ReadError::Other("Invalid or incomplete multibyte or wide character".into()))?;
+                // library's words, after the name escaped, so a tool can say which it is.
+                let name = entry.file_name().into_string().map_err(|name| {
+                    ReadError::Other(format!("{}: Invalid or incomplete multibyte or wide character", escaped(&name)))
+                })?;
                 Ok(DirEntry { name, kind })
             }));
         }
@@ -114,56 +110,29 @@ impl Files {
     }
 }
 
+/// `name` printable, as GNU tools quote a name in a diagnostic: a byte that is not UTF-8
+/// or a control character as a `\ooo` octal escape, a backslash doubled.
+fn escaped(name: &std::ffi::OsStr) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    let octal = |text: &mut String, bytes: &[u8]| bytes.iter().for_each(|b| _ = write!(text, "\\{b:03o}"));
+    for chunk in std::os::unix::ffi::OsStrExt::as_bytes(name).utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => text.push_str("\\\\"),
+                c if c.is_control() => octal(&mut text, c.encode_utf8(&mut [0; 4]).as_bytes()),
+                c => text.push(c),
+            }
+        }
+        octal(&mut text, chunk.invalid());
+    }
+    text
+}
+
 /// `path` (absolute inside the root, or relative to it) relative to the root.
 fn relative(path: &str) -> &Path {
     let relative = path.trim_start_matches('/');
     Path::new(if relative.is_empty() { "." } else { relative })
-}
-
-/// The content of `file`, a regular file of `len` bytes when it was stat'ed, in a buffer
-/// of that size: one `read` when the file has not changed since. A file that grew is read
-/// on, never past `max_bytes`.
-fn read_whole(file: &File, len: u64, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
-    let mut data: Vec<u8> = Vec::new();
-    // One byte more than the stat said, so that a read filling it shows the file grew.
-    data.try_reserve_exact(len as usize + 1).map_err(|_| ReadError::TooLarge)?;
-    loop {
-        if data.len() == data.capacity() {
-            // The file grew: read on, but never hold more than one byte past the cap (that
-            // byte is what shows the file is too large).
-            let room = usize::try_from(max_bytes + 1).unwrap_or(usize::MAX).saturating_sub(data.len());
-            if room == 0 {
-                return Err(ReadError::TooLarge);
-            }
-            data.try_reserve_exact(data.len().max(1 << 16).min(room)).map_err(|_| ReadError::TooLarge)?;
-        }
-        let spare = data.spare_capacity_mut();
-        // SAFETY: read(2) writes at most `spare.len()` bytes at `spare`, which is this
-        // vector's allocated, unused capacity; `set_len` below covers only what it wrote.
-        let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
-        if n < 0 {
-            let error = io::Error::last_os_error();
-            if error.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(refusal(error));
-        }
-        if n == 0 {
-            break;
-        }
-        let asked = spare.len();
-        // SAFETY: the kernel initialised the `n` bytes after `data.len()` (n <= asked).
-        unsafe { data.set_len(data.len() + n as usize) };
-        // A short read of a regular file that delivered all the stat promised is its end:
-        // no second `read` just to see zero.
-        if (n as usize) < asked && data.len() as u64 >= len {
-            break;
-        }
-    }
-    if data.len() as u64 > max_bytes {
-        return Err(ReadError::TooLarge);
-    }
-    Ok(data)
 }
 
 /// The refusal the guest sees for an I/O error, with the C library's words for the rest.
@@ -200,28 +169,12 @@ impl Host for HostState {
 mod tests {
     use super::*;
 
-    /// `read_whole` with a size from the stat that no longer holds: the file grew (the
-    /// stat said less) or shrank (it said more) between the two.
+    /// A name that is not UTF-8 is an error in its place, naming it escaped.
     #[test]
-    fn a_file_that_changed_since_its_stat_is_read_whole_and_capped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        let content: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
-        std::fs::write(&path, &content).unwrap();
-        let file = File::open(&path).unwrap();
-        let read = |len: u64, max: u64| {
-            use std::io::{Seek, SeekFrom};
-            (&file).seek(SeekFrom::Start(0)).unwrap();
-            read_whole(&file, len, max)
-        };
-        assert_eq!(read(200_000, 200_000).unwrap(), content);
-        // Grew since the stat: read on, in steps, up to the cap.
-        assert_eq!(read(10, 1 << 20).unwrap(), content);
-        assert_eq!(read(0, 200_000).unwrap(), content);
-        assert!(matches!(read(10, 199_999), Err(ReadError::TooLarge)));
-        assert!(matches!(read(150_000, 150_000), Err(ReadError::TooLarge)));
-        // Shrank since the stat.
-        assert_eq!(read(300_000, 1 << 20).unwrap(), content);
+    fn an_undecodable_name_is_escaped_in_its_error() {
+        use std::os::unix::ffi::OsStrExt;
+        assert_eq!(escaped(std::ffi::OsStr::from_bytes(b"prod\xff.pem")), "prod\\377.pem");
+        assert_eq!(escaped(std::ffi::OsStr::from_bytes(b"a\\b\n\xc3\xa9")), "a\\\\b\\012\u{e9}");
     }
 
     /// A listing is built on the host: one that would not fit in the check's memory is
@@ -233,7 +186,8 @@ mod tests {
             std::fs::write(dir.path().join(format!("file-with-a-long-name-{i:04}")), "").unwrap();
         }
         let names = |files: &mut Files| files.list_dir("/").map(|list| list.len());
-        assert!(matches!(names(&mut Files::new(dir.path(), 1 << 20)), Ok(100)));
-        assert!(matches!(names(&mut Files::new(dir.path(), 2_000)), Err(ReadError::TooLarge)));
+        let root = || Arc::new(DirHandle::open_ambient(dir.path()).unwrap());
+        assert!(matches!(names(&mut Files::new(root(), 1 << 20)), Ok(100)));
+        assert!(matches!(names(&mut Files::new(root(), 2_000)), Err(ReadError::TooLarge)));
     }
 }

@@ -22,9 +22,12 @@
 
 mod cache;
 mod files;
+mod handle;
+mod host_read;
 mod limits;
 mod root;
 mod settings;
+mod special;
 mod supervise;
 
 use std::sync::Arc;
@@ -37,11 +40,13 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-pub use cache::Cache;
+pub use cache::{Cache, CacheKey};
+pub use host_read::{Base, HostReadError, READ_DEADLINE, read_file};
 pub use limits::{Bytes, Limits, Seconds, parse_memory, parse_timeout};
 pub use root::{OutsideRoot, RootDir};
 
 use files::Files;
+use handle::DirHandle;
 use limits::{LimitHit, Limiter, MAX_RANDOM_BYTES, MAX_RESOURCES};
 use supervise::Lost;
 
@@ -193,8 +198,9 @@ pub struct Evaluation {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct View {
     root: RootDir,
-    /// (host directory, guest path) pairs; empty means the whole root at `/`.
-    mounts: Vec<(std::path::PathBuf, String)>,
+    /// (directory, guest path) pairs; empty means the whole root at `/`. Each directory
+    /// was opened when the view was made, and is used only as that handle.
+    mounts: Vec<(Arc<DirHandle>, String)>,
 }
 
 impl View {
@@ -203,20 +209,20 @@ impl View {
         View { root: root.clone(), mounts: Vec::new() }
     }
 
-    /// Only `paths` (root-relative directories), each at `/<path>`. Each must resolve,
-    /// symlinks included, to a directory inside the root: the host opens it.
+    /// Only `paths` (root-relative directories), each at `/<path>`. Each is opened now,
+    /// from the root's handle with cap-std's resolver (symlinks only while they stay
+    /// inside the root), and the check sees that open directory: replacing it with a
+    /// symlink afterwards changes nothing for this view.
     pub fn narrowed(root: &RootDir, paths: &[String]) -> Result<View, String> {
         let mut mounts = Vec::new();
         for path in paths {
             let relative = root.relative(path).map_err(|e| format!("`paths`: {e}"))?;
-            let real = root.path().join(&relative).canonicalize().map_err(|e| format!("`paths`: {path}: {e}"))?;
-            if !real.starts_with(root.path()) {
-                return Err(format!("`paths`: {path} leads outside the sandbox root"));
-            }
-            if !real.is_dir() {
-                return Err(format!("`paths`: {path} is not a directory"));
-            }
-            mounts.push((real, format!("/{relative}")));
+            let dir = root.handle().open_dir(std::path::Path::new(&relative)).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotADirectory => format!("`paths`: {path} is not a directory"),
+                std::io::ErrorKind::PermissionDenied => format!("`paths`: {path} leads outside the sandbox root"),
+                _ => format!("`paths`: {path}: {e}"),
+            })?;
+            mounts.push((Arc::new(dir), format!("/{relative}")));
         }
         Ok(View { root: root.clone(), mounts })
     }
@@ -292,6 +298,8 @@ impl Sandbox {
         let engine = Engine::new(&config).map_err(engine_error)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(engine_error)?;
+        // Devices, sockets and FIFOs are never opened through WASI; see `special`.
+        special::refuse_special_files(&mut linker).map_err(engine_error)?;
         bindings::builtin::reviewhost::check::files::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(engine_error)?;
         let ticker = Ticker::start(engine.clone());
@@ -448,17 +456,18 @@ fn evaluate_in_store(entry: &Entry, view: &View, input: &Input, limits: Limits) 
         .allow_udp(false)
         .allow_ip_name_lookup(false)
         .max_random_size(MAX_RANDOM_BYTES);
-    let whole = [(view.root.path().to_path_buf(), "/".to_string())];
+    let whole = [(view.root.handle().clone(), "/".to_string())];
     let mounts = if view.mounts.is_empty() { &whole[..] } else { &view.mounts[..] };
-    for (host, guest) in mounts {
-        wasi.preopened_dir(host, guest, FsPerms::ReadOnly)
-            .map_err(|e| EvalError::Instantiate(format!("cannot open {}: {e:#}", host.display())))?;
+    for (dir, guest) in mounts {
+        // The directory opened when the view was made, never looked up by name again.
+        wasi.preopened_dir(dir.descriptor_path(), guest, FsPerms::ReadOnly)
+            .map_err(|e| EvalError::Instantiate(format!("cannot open {guest}: {e:#}")))?;
     }
     let mut table = ResourceTable::new();
     table.set_max_capacity(MAX_RESOURCES);
     // Whole-file reads for a built-in check that sees the whole root; see `files`.
     let files = match entry {
-        Entry::Builtin(_) if view.mounts.is_empty() => Some(Files::new(view.root.path(), limits.memory)),
+        Entry::Builtin(_) if view.mounts.is_empty() => Some(Files::new(view.root.handle().clone(), limits.memory)),
         _ => None,
     };
     let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory), files };

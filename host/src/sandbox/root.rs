@@ -5,16 +5,37 @@
 //! left (symlinks) is decided inside the sandbox, where a path leading outside the root
 //! is refused.
 
+use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use super::handle::DirHandle;
 
 /// The directory every check sees read-only at `/`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct RootDir {
     /// As given, made absolute.
     given: PathBuf,
     /// With symlinks resolved (the operator's choice of root is trusted).
     canonical: PathBuf,
+    /// The root, opened once: every check sees this directory, whatever its name
+    /// comes to mean during the run.
+    handle: Arc<DirHandle>,
+}
+
+impl PartialEq for RootDir {
+    fn eq(&self, other: &RootDir) -> bool {
+        self.handle == other.handle
+    }
+}
+
+impl Eq for RootDir {}
+
+impl Hash for RootDir {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.handle.hash(state);
+    }
 }
 
 /// A path that lies outside the root: the assertion fails without anything being read.
@@ -26,16 +47,44 @@ impl RootDir {
     /// Opens `path` as a root. It must be an existing directory.
     pub fn new(path: &Path) -> io::Result<RootDir> {
         let canonical = path.canonicalize()?;
-        if !canonical.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
-        }
+        let handle = Arc::new(DirHandle::open_ambient(&canonical)?);
         let given = std::path::absolute(path)?;
-        Ok(RootDir { given, canonical })
+        Ok(RootDir { given, canonical, handle })
     }
 
-    /// The root on the host.
+    /// The root on the host (for messages and for what the operator names; checks see
+    /// [`RootDir::handle`]).
     pub fn path(&self) -> &Path {
         &self.canonical
+    }
+
+    /// The root as opened when the run began.
+    pub(crate) fn handle(&self) -> &Arc<DirHandle> {
+        &self.handle
+    }
+
+    /// Whether `path` (absolute or relative to the working directory; symlinks resolved
+    /// as far as it exists) is the root or lies inside it.
+    pub fn contains(&self, path: &Path) -> bool {
+        let Ok(absolute) = std::path::absolute(path) else { return true };
+        // The longest existing ancestor, resolved: the rest cannot hold a symlink yet.
+        let mut existing = absolute.as_path();
+        let mut rest = Vec::new();
+        let resolved = loop {
+            match existing.canonicalize() {
+                Ok(resolved) => break resolved,
+                Err(_) => match (existing.parent(), existing.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        rest.push(name.to_owned());
+                        existing = parent;
+                    }
+                    _ => return true,
+                },
+            }
+        };
+        let full = rest.iter().rev().fold(resolved, |acc, name| acc.join(name));
+        let full = normalize(&full).unwrap_or(full);
+        [&self.canonical, &self.given].into_iter().any(|root| full.starts_with(root) || absolute.starts_with(root))
     }
 
     /// Translates a `path` field into the root-relative form a check receives (`.` for
