@@ -1,6 +1,10 @@
 //! `reviewhost review` end to end, with scripted agents (`tests/agents/scripted_agent.py`)
 //! that really edit files, in temporary git repositories. Each test checks the exit
 //! code, the files, and the events the run left in `.reviewhost/events.jsonl`.
+//!
+//! The repositories here carry their own `reviewhost.toml`, which a review reads only
+//! when trusted: every run passes `--trust-repo-config`, with an empty user configuration
+//! directory (`tests/all/repo_trust.rs` covers what happens without the flag).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -65,7 +69,15 @@ fn fixed_lib() -> Value {
 }
 
 fn review(repo: &Repo, args: &[&str]) -> Output {
-    reviewhost().arg("review").arg(&repo.root).args(args).output().unwrap()
+    reviewhost()
+        .env("REVIEWHOST_CONFIG_DIR", repo._dir.path().join("user-config"))
+        .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
+        .arg("review")
+        .arg(&repo.root)
+        .arg("--trust-repo-config")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn events(repo: &Repo) -> Vec<Value> {
@@ -343,20 +355,36 @@ fn duplicate_ids_across_passes_are_merged_and_vacuous_checks_dropped() {
 #[test]
 fn agents_lists_definitions_and_project_overrides() {
     let dir = tempfile::tempdir().unwrap();
-    let out = reviewhost().args(["agents", "--root"]).arg(dir.path()).output().unwrap();
+    let agents = |trust: bool| {
+        let mut cmd = reviewhost();
+        cmd.env("REVIEWHOST_CONFIG_DIR", dir.path().join("user-config"))
+            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
+            .args(["agents", "--root"])
+            .arg(dir.path().join("repo"));
+        if trust {
+            cmd.arg("--trust-repo-config");
+        }
+        cmd.output().unwrap()
+    };
+    std::fs::create_dir_all(dir.path().join("repo")).unwrap();
+    let out = agents(false);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     for name in ["principles-analyst", "ux-analyst", "docs-analyst", "implementer", "fix-agent"] {
         assert!(text.contains(name), "{text}");
     }
     assert_eq!(text.matches("embedded default").count(), 5, "{text}");
-    std::fs::create_dir_all(dir.path().join(".reviewhost/agents")).unwrap();
+    std::fs::create_dir_all(dir.path().join("repo/.reviewhost/agents")).unwrap();
     std::fs::write(
-        dir.path().join(".reviewhost/agents/ux-analyst.md"),
+        dir.path().join("repo/.reviewhost/agents/ux-analyst.md"),
         "---\nname: ux-analyst\ndescription: ours\ntools: Read\nrole: analyst\ntrack: B\n---\nOur own UX rules.\n",
     )
     .unwrap();
-    let text = stdout(&reviewhost().args(["agents", "--root"]).arg(dir.path()).output().unwrap());
+    let text = stdout(&agents(true));
     assert_eq!(text.matches("embedded default").count(), 4, "{text}");
     assert!(text.contains(".reviewhost/agents/ux-analyst.md"), "{text}");
+    // Untrusted, the project's file is named in a warning and not used.
+    let out = agents(false);
+    assert_eq!(stdout(&out).matches("embedded default").count(), 5, "{}", stdout(&out));
+    assert!(stderr(&out).contains("not reading 1 agent definition(s)"), "{}", stderr(&out));
 }

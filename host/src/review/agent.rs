@@ -1,7 +1,9 @@
 //! Runs one agent: a subprocess started from an argv (never through a shell), the
 //! prompt on stdin, the answer on stdout, killed with its process group at its timeout.
 //!
-//! Which program plays the agent is the operator's choice, in `reviewhost.toml`:
+//! Which program plays the agent is the operator's choice, in `reviewhost.toml` (found as
+//! [`super::trust`] says: never the reviewed repository's own without the operator's
+//! `--trust-repo-config`):
 //!
 //! ```toml
 //! [agent]
@@ -28,7 +30,7 @@ use serde::Deserialize;
 
 use super::definitions::Definition;
 
-/// The config file's name at the root.
+/// The config file's name (in the user's configuration directory, or at the root).
 pub const CONFIG_FILE: &str = "reviewhost.toml";
 
 /// How agent responses are read.
@@ -111,7 +113,8 @@ impl Config {
         let own = self.agents.get(name);
         let command = own.and_then(|s| s.command.clone()).or_else(|| self.agent.command.clone()).ok_or_else(|| {
             format!(
-                "no command for agent '{name}': set [agent] command = [...] in {CONFIG_FILE} (see docs/review-loop.md)"
+                "no command for agent '{name}': set [agent] command = [...] in the {CONFIG_FILE} in use \
+                 (see docs/review-loop.md)"
             )
         })?;
         Ok(Resolved {

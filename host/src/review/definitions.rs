@@ -1,6 +1,8 @@
 //! The agents the loop drives: Markdown files with YAML front matter, the body being the
-//! agent's system prompt. reviewhost embeds its own (`agents/` in the repository); a
-//! project overrides one by placing a file of the same name in `.reviewhost/agents/`.
+//! agent's system prompt. reviewhost embeds its own (`agents/` in the repository); a file
+//! of the same name in an override directory replaces one. Which directories are read
+//! (the user's, and the reviewed repository's `.reviewhost/agents/` only when the
+//! operator trusts it) is decided in [`super::trust`].
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +46,9 @@ impl Role {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     Embedded,
+    /// A file in the user's configuration directory.
+    User(PathBuf),
+    /// A file in the reviewed repository's `.reviewhost/agents/` (read only when trusted).
     Project(PathBuf),
 }
 
@@ -133,38 +138,49 @@ pub fn parse(text: &str, source: Source, origin: &str) -> Result<Definition, Def
     })
 }
 
-/// The embedded definitions, each replaced by `<root>/.reviewhost/agents/NAME.md` when
-/// that exists; project files with other names add agents.
-pub fn load(root: &Path) -> Result<Vec<Definition>, DefinitionError> {
+/// Makes the [`Source`] of a file found in an override directory: `Source::User` or
+/// `Source::Project`.
+pub type SourceOf = fn(PathBuf) -> Source;
+
+/// The embedded definitions, then the `NAME.md` files of each directory of `dirs` in
+/// order (a missing directory adds nothing), each file replacing the definition of the
+/// same name or adding one; `source` records where a file came from.
+pub fn load(dirs: &[(&Path, SourceOf)]) -> Result<Vec<Definition>, DefinitionError> {
     let mut found: Vec<Definition> = EMBEDDED
         .iter()
         .map(|(name, text)| parse(text, Source::Embedded, &format!("agents/{name}.md (embedded)")))
         .collect::<Result<_, _>>()?;
-    let dir = root.join(OVERRIDE_DIR);
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+    for (dir, source) in dirs {
+        for path in files(dir) {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| DefinitionError { origin: path.display().to_string(), reason: e.to_string() })?;
+            let definition = parse(&text, source(path.clone()), &path.display().to_string())?;
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            if definition.name != stem {
+                return Err(DefinitionError {
+                    origin: path.display().to_string(),
+                    reason: format!("front matter name '{}' differs from the file name '{stem}'", definition.name),
+                });
+            }
+            match found.iter_mut().find(|d| d.name == definition.name) {
+                Some(slot) => *slot = definition,
+                None => found.push(definition),
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The definition files (`*.md`) in `dir`, sorted; none when it cannot be listed.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => {
             entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect()
         }
         Err(_) => Vec::new(),
     };
     files.sort();
-    for path in files {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| DefinitionError { origin: path.display().to_string(), reason: e.to_string() })?;
-        let definition = parse(&text, Source::Project(path.clone()), &path.display().to_string())?;
-        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        if definition.name != stem {
-            return Err(DefinitionError {
-                origin: path.display().to_string(),
-                reason: format!("front matter name '{}' differs from the file name '{stem}'", definition.name),
-            });
-        }
-        match found.iter_mut().find(|d| d.name == definition.name) {
-            Some(slot) => *slot = definition,
-            None => found.push(definition),
-        }
-    }
-    Ok(found)
+    files
 }
 
 #[cfg(test)]
@@ -173,7 +189,7 @@ mod tests {
 
     #[test]
     fn the_embedded_definitions_parse_and_cover_every_role() {
-        let all = load(Path::new("/nonexistent")).unwrap();
+        let all = load(&[(Path::new("/nonexistent"), Source::User)]).unwrap();
         assert_eq!(all.len(), 5);
         assert_eq!(all.iter().filter(|d| d.role == Role::Analyst).count(), 3);
         assert!(all.iter().all(|d| !d.body.is_empty() && d.source == Source::Embedded));

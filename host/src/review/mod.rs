@@ -17,6 +17,7 @@ pub mod definitions;
 pub mod prompt;
 pub mod state;
 mod summary;
+pub mod trust;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,7 +40,10 @@ pub struct ReviewOptions {
     pub assertions_file: PathBuf,
     pub max_passes: u32,
     pub resume: bool,
+    /// The agent configuration and definitions, from the sources the operator trusts
+    /// ([`trust::load`]).
     pub config: Config,
+    pub definitions: Vec<Definition>,
     /// Bytes a prompt may have.
     pub prompt_budget: usize,
 }
@@ -111,13 +115,14 @@ struct Analysis {
 /// Runs the loop; progress and reports go to `out`.
 pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> Result<ReviewOutcome, ReviewError> {
     let root = options.root.as_path();
-    let workspace = Workspace::open(root)?;
-    let definitions = definitions::load(root)?;
     let file = if options.assertions_file.is_absolute() {
         options.assertions_file.clone()
     } else {
+        state::refuse_symlinks_on_the_way(root, &options.assertions_file)?;
         root.join(&options.assertions_file)
     };
+    let workspace = Workspace::open(root)?;
+    let definitions = &options.definitions;
     let mut state = match (workspace.load_state()?, options.resume) {
         (Some(state), true) if state.status != "ended" => state,
         (_, true) => return Err(ReviewError::NothingToResume { dir: workspace.dir().to_path_buf() }),
@@ -148,7 +153,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
         json!({"root": root, "max_passes": state.max_passes, "resume": options.resume, "pass": state.pass}),
     )?;
 
-    let ctx = Agents { options, workspace: &workspace, definitions: &definitions };
+    let ctx = Agents { options, workspace: &workspace, definitions };
     let mut review = Loop { ctx: &ctx, runner, options, workspace: &workspace, file, out };
     loop {
         match review.pass(&mut state) {

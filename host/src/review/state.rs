@@ -3,16 +3,30 @@
 //! keeps two reviews of one repository apart, and a git snapshot of the working tree at
 //! each pass start under `refs/reviewhost/` (a commit object made with a private index:
 //! nothing is committed on the user's branch, their index is untouched).
+//!
+//! `.reviewhost/` lies in the reviewed repository, which is untrusted: it can ship
+//! `.reviewhost` itself, `reports/pass-1.md`, `events.jsonl`, `lock` or `state.json` as
+//! a symlink to `~/.bashrc`. So the directory is opened once, as a handle, with
+//! `O_DIRECTORY | O_NOFOLLOW` (a symlink is refused), `reports/` the same way from it,
+//! and every file is opened from those handles by name with `O_NOFOLLOW`: a symlink is
+//! refused with an error naming it, a FIFO or device is refused on the descriptor
+//! (opened non-blocking), and a file written in place (events, reports) must have no
+//! other hard link. `state.json` is replaced through the assertions file's atomic
+//! writer. Nothing here is written through a symlink, whatever is swapped in when.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::assertion::write_json_atomically;
+use crate::assertion::{FileLock, write_json_atomically};
 
 /// The directory at the root.
 pub const DIR: &str = ".reviewhost";
@@ -58,11 +72,21 @@ pub struct PassRecord {
     pub snapshot: Option<String>,
 }
 
+/// Largest `state.json` read: a review's state is a few KB; the file lies in the
+/// repository, which could ship a huge one.
+pub const MAX_STATE_BYTES: u64 = 16 << 20;
+
 /// `.reviewhost/` of one root, locked for as long as this value lives.
 pub struct Workspace {
     root: PathBuf,
-    dir: PathBuf,
-    _lock: File,
+    /// `<root>/.reviewhost`, for messages; never opened by this path again.
+    path: PathBuf,
+    /// `.reviewhost`, opened without following a symlink: every file below is reached
+    /// from this handle.
+    dir: File,
+    /// `.reviewhost/reports`, opened the same way from `dir`.
+    reports: File,
+    _lock: FileLock,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,54 +101,64 @@ pub enum StateError {
 }
 
 impl Workspace {
-    /// Creates `.reviewhost/` under `root` if needed and takes its lock (without waiting).
+    /// Creates `.reviewhost/` and `.reviewhost/reports/` under `root` if needed, opens
+    /// both as handles (refusing a symlink) and takes the lock (without waiting).
     pub fn open(root: &Path) -> Result<Workspace, StateError> {
-        let dir = root.join(DIR);
+        let path = root.join(DIR);
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| StateError::Io { path, source }
         };
-        std::fs::create_dir_all(dir.join("reports")).map_err(io(&dir))?;
-        let lock_path = dir.join("lock");
-        let lock =
-            OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(io(&lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => return Err(StateError::Locked { path: lock_path }),
-            Err(std::fs::TryLockError::Error(source)) => return Err(StateError::Io { path: lock_path, source }),
-        }
-        Ok(Workspace { root: root.to_path_buf(), dir, _lock: lock })
+        // The root is the operator's: a symlink on the way to it is followed.
+        let root_dir = rustix::fs::open(root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+            .map(File::from)
+            .map_err(|e| StateError::Io { path: root.to_path_buf(), source: e.into() })?;
+        let dir = subdir(&root_dir, DIR).map_err(io(&path))?;
+        let reports = subdir(&dir, "reports").map_err(io(&path.join("reports")))?;
+        let lock_path = path.join("lock");
+        let lock = match FileLock::try_acquire_in(&dir, OsStr::new("lock")) {
+            Ok(Some(lock)) => lock,
+            Ok(None) => return Err(StateError::Locked { path: lock_path }),
+            Err(source) => return Err(StateError::Io { path: lock_path, source }),
+        };
+        Ok(Workspace { root: root.to_path_buf(), path, dir, reports, _lock: lock })
     }
 
+    /// `<root>/.reviewhost`, for messages.
     pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    fn state_path(&self) -> PathBuf {
-        self.dir.join("state.json")
+        &self.path
     }
 
     /// The saved state, if a review has been started here.
     pub fn load_state(&self) -> Result<Option<State>, StateError> {
-        let path = self.state_path();
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| StateError::Corrupt { path, reason: e.to_string() }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(StateError::Io { path, source }),
-        }
+        let path = self.path.join("state.json");
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let file = match rustix::fs::openat(&self.dir, "state.json", flags, Mode::empty()) {
+            Ok(fd) => File::from(fd),
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(StateError::Io { source: explain(&self.dir, "state.json", e, Want::File), path }),
+        };
+        let mut bytes = Vec::new();
+        let read = match file.metadata() {
+            Ok(meta) if !meta.is_file() => Err(refused("state.json", NOT_REGULAR)),
+            Ok(meta) if meta.len() > MAX_STATE_BYTES => {
+                Err(io::Error::other(format!("larger than {} MiB", MAX_STATE_BYTES >> 20)))
+            }
+            Ok(_) => file.take(MAX_STATE_BYTES).read_to_end(&mut bytes).map(drop),
+            Err(e) => Err(e),
+        };
+        read.map_err(|source| StateError::Io { path: path.clone(), source })?;
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| StateError::Corrupt { path, reason: e.to_string() })
     }
 
     pub fn save_state(&self, state: &State) -> Result<(), StateError> {
-        let path = self.state_path();
         let value = serde_json::to_value(state).expect("the state serializes");
-        write_json_atomically(&path, &value).map_err(|source| StateError::Io { path, source })
+        write_json_atomically(&self.dir, OsStr::new("state.json"), &value)
+            .map_err(|source| StateError::Io { path: self.path.join("state.json"), source })
     }
 
     /// Appends one event: `{"ts": …, "event": name, …fields}` on one line.
     pub fn event(&self, name: &str, fields: Value) -> Result<(), StateError> {
-        let path = self.dir.join("events.jsonl");
         let mut line = json!({
             "ts": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
             "event": name,
@@ -134,18 +168,21 @@ impl Workspace {
         }
         let mut text = line.to_string();
         text.push('\n');
-        OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
+        // One write(2) per line with O_APPEND: lines from parallel analysts never mix.
+        open_in_place(&self.dir, "events.jsonl", OFlags::APPEND)
             .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|source| StateError::Io { path, source })
+            .map_err(|source| StateError::Io { path: self.path.join("events.jsonl"), source })
     }
 
     /// Writes `reports/NAME`.
     pub fn report(&self, name: &str, text: &str) -> Result<PathBuf, StateError> {
-        let path = self.dir.join("reports").join(name);
-        std::fs::write(&path, text).map_err(|source| StateError::Io { path: path.clone(), source })?;
+        let path = self.path.join("reports").join(name);
+        open_in_place(&self.reports, name, OFlags::empty())
+            .and_then(|mut f| {
+                f.set_len(0)?;
+                f.write_all(text.as_bytes())
+            })
+            .map_err(|source| StateError::Io { path: path.clone(), source })?;
         Ok(path)
     }
 
@@ -191,4 +228,92 @@ impl Workspace {
         let out = Command::new("git").args(["diff", "--name-only", from, to]).current_dir(&self.root).output().ok()?;
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect())
     }
+}
+
+/// Refuses `relative` (the assertions file a review writes, relative to `root`) when it
+/// or a directory on its way inside the root is a symbolic link: a repository that
+/// ships `.claude -> ~/somewhere` would otherwise have the review create and replace
+/// files there. Checked when the review starts, on what the repository holds; the
+/// assertions file itself and its lock are refused again, race-free, by every write
+/// ([`FileLock::acquire`], [`write_json_atomically`]). Stops at the first component that
+/// does not exist or is not a plain name.
+pub fn refuse_symlinks_on_the_way(root: &Path, relative: &Path) -> Result<(), StateError> {
+    let mut path = root.to_path_buf();
+    for component in relative.components() {
+        let Component::Normal(name) = component else { return Ok(()) };
+        path.push(name);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_symlink() => {
+                return Err(StateError::Io { source: refused(name, SYMLINK), path });
+            }
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// What a refused write says about the entry it would have gone through (the same words
+/// as the assertions file's writer).
+const SYMLINK: &str = "is a symbolic link; reviewhost does not write through symlinks";
+const NOT_REGULAR: &str = "is not a regular file; reviewhost writes only regular files";
+const NOT_DIRECTORY: &str = "is not a directory";
+const HARD_LINKED: &str = "has other hard links; reviewhost does not write through them";
+
+fn refused(name: impl AsRef<OsStr>, why: &str) -> io::Error {
+    io::Error::other(format!("{} {why}", Path::new(name.as_ref()).display()))
+}
+
+/// What an entry is expected to be.
+#[derive(Clone, Copy)]
+enum Want {
+    File,
+    Directory,
+}
+
+/// `error` from opening `name` in `dir` without following it, explained when the entry
+/// is a symlink (`ELOOP`) or not what was wanted (`ENXIO` for a FIFO opened
+/// non-blocking, `ENOTDIR`).
+fn explain(dir: impl AsFd, name: &str, error: Errno, want: Want) -> io::Error {
+    let Ok(stat) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else { return error.into() };
+    match (FileType::from_raw_mode(stat.st_mode), want) {
+        (FileType::Symlink, _) => refused(name, SYMLINK),
+        (FileType::RegularFile, Want::File) | (FileType::Directory, Want::Directory) => error.into(),
+        (_, Want::File) => refused(name, NOT_REGULAR),
+        (_, Want::Directory) => refused(name, NOT_DIRECTORY),
+    }
+}
+
+/// Creates the directory `name` in `parent` if needed and opens it with
+/// `O_DIRECTORY | O_NOFOLLOW`: a symlink is refused (`mkdirat` never follows one either).
+fn subdir(parent: impl AsFd, name: &str) -> io::Result<File> {
+    let parent = parent.as_fd();
+    match rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o777)) {
+        Ok(()) | Err(Errno::EXIST) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    rustix::fs::openat(parent, name, flags, Mode::empty())
+        .map(File::from)
+        .map_err(|e| explain(parent, name, e, Want::Directory))
+}
+
+/// Opens `name` in `dir` to write it in place (`extra`: `O_APPEND`, or nothing to write
+/// from the start), creating it if needed. Never through a symlink (`O_NOFOLLOW`), never
+/// a FIFO or device (opened non-blocking, so an open cannot hang, then checked on the
+/// descriptor), never a file with another hard link (its other name may be outside the
+/// repository, and an in-place write would change that file too).
+fn open_in_place(dir: &File, name: &str, extra: OFlags) -> io::Result<File> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | extra;
+    let file = rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o666))
+        .map(File::from)
+        .map_err(|e| explain(dir, name, e, Want::File))?;
+    let stat = rustix::fs::fstat(&file)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(refused(name, NOT_REGULAR));
+    }
+    if stat.st_nlink != 1 {
+        return Err(refused(name, HARD_LINKED));
+    }
+    Ok(file)
 }
