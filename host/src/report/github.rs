@@ -4,12 +4,14 @@
 //! A `fail` is an `::error`, an `error` (could not be evaluated) a `::warning`, each on
 //! the first location of its result. Messages and properties are escaped the way the
 //! runner unescapes them: `%`, `\r`, `\n` everywhere, and `:` and `,` in properties,
-//! so an untrusted message cannot end its annotation early or forge another one.
+//! so an untrusted message cannot end its annotation early or forge another one. The
+//! untrusted text in them is made [`inert`] first (each line of a message, so it keeps
+//! its line breaks as `%0A`): no escape sequence reaches the log or the annotation.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::{details, file_label, locations};
+use super::{details, file_label, inert, inert_lines, locations};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -38,9 +40,10 @@ pub(super) fn write_annotations(report: &RunReport, out: &mut dyn Write) -> io::
                 properties.push(format!("line={line}"));
             }
         }
-        let title = format!("{} {what} ({})", assertion.id, assertion.type_name);
+        let title = format!("{} {what} ({})", inert(&assertion.id), inert(&assertion.type_name));
         properties.push(format!("title={}", escape_property(&title)));
-        writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&details(outcome)))?;
+        let message = inert_lines(&details(outcome), "");
+        writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&message))?;
     }
     Ok(())
 }
@@ -75,10 +78,11 @@ pub fn write_step_summary(report: &RunReport, path: &Path) -> io::Result<()> {
     out.write_all(text.as_bytes())
 }
 
-/// Text safe inside a Markdown table cell: no cell breaks, no HTML, no line breaks.
+/// Text safe inside a Markdown table cell: [`inert`] (no control character, line breaks
+/// shown as `\n`), then no cell breaks, no HTML, no emphasis or links.
 fn markdown(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in inert(text).chars() {
         match c {
             '|' => out.push_str("\\|"),
             '<' => out.push_str("&lt;"),
@@ -88,7 +92,6 @@ fn markdown(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -134,6 +137,20 @@ mod tests {
 
     #[test]
     fn markdown_cells_cannot_break_the_table() {
-        assert_eq!(markdown("a|b\n<script>"), "a\\|b &lt;script&gt;");
+        assert_eq!(markdown("a|b <script>"), "a\\|b &lt;script&gt;");
+        assert_eq!(markdown("a\nb\x1b[2J"), "a\\\\nb\\\\x1b\\[2J", "line breaks and escapes are shown, escaped");
+    }
+
+    #[test]
+    fn an_annotation_is_one_line_whatever_its_text() {
+        let hostile = "x\n::error file=y::forged\r\x1b]52;c;eA==\x07 ##[error]z";
+        let title = escape_property(&inert(hostile));
+        let data = escape_data(&inert_lines(hostile, ""));
+        for part in [&title, &data] {
+            assert!(!part.chars().any(super::super::inert::is_escaped), "{part:?}");
+            assert!(!part.contains("##["), "{part:?}");
+        }
+        assert!(!title.contains(':'), "{title}");
+        assert_eq!(unescape_data(&data), "x\n\\x3a:error file=y::forged\\r\\x1b]52;c;eA==\\x07 ##\\x5berror]z");
     }
 }

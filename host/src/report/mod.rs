@@ -4,9 +4,12 @@
 //!
 //! Every machine format points at source lines through [`locations`], which is where
 //! untrusted evidence paths are checked: a check cannot make an annotation or a code
-//! scanning alert point outside the repository.
+//! scanning alert point outside the repository. Every human format (the text report,
+//! the annotations' text, Markdown) prints untrusted text through [`inert`], which
+//! escapes what would act on a terminal or a CI log.
 
 mod github;
+mod inert;
 mod json;
 mod junit;
 mod sarif;
@@ -16,6 +19,7 @@ use std::io::{self, Write};
 use std::path::{Component, Path};
 
 pub use github::{escape_data, escape_property, write_step_summary};
+pub use inert::{inert, inert_lines};
 pub use text::{Detail, TextStyle};
 
 use crate::assertion::Assertion;
@@ -108,11 +112,14 @@ fn join(base: &str, path: &str) -> String {
 }
 
 /// `path` (written by an untrusted check) as a clean relative path, or `None` when it
-/// is empty or would leave the root (`..`, a drive, a control character).
+/// is empty or would leave the root, as written or once a consumer has percent-decoded
+/// it (a SARIF `uri` is a URI reference: `%2e%2e/etc/passwd` is `../etc/passwd` to a
+/// viewer). Refused: a `..` component, a backslash, a drive or URI scheme (a `:` in the
+/// first component), a control character or anything else [`inert`] would escape, and,
+/// after decoding, an absolute path or bytes that are not UTF-8. Every decoding is
+/// checked, down to the text with nothing left to decode, so a viewer that decodes
+/// twice is no way out either.
 fn contained(path: &str) -> Option<String> {
-    if path.chars().any(char::is_control) {
-        return None;
-    }
     let mut parts = Vec::new();
     for component in Path::new(path).components() {
         match component {
@@ -121,7 +128,51 @@ fn contained(path: &str) -> Option<String> {
             Component::ParentDir | Component::Prefix(_) => return None,
         }
     }
-    (!parts.is_empty()).then(|| parts.join("/"))
+    let clean = parts.join("/");
+    if clean.is_empty() || !clean_segments(&clean) {
+        return None;
+    }
+    let mut decoded = clean.clone();
+    loop {
+        let next = percent_decoded(&decoded)?;
+        if next == decoded {
+            break;
+        }
+        if next.starts_with('/') || !clean_segments(&next) {
+            return None;
+        }
+        decoded = next;
+    }
+    Some(clean)
+}
+
+/// Whether `path` has no character that could change how it is read, no drive or
+/// scheme, and no `..` segment.
+fn clean_segments(path: &str) -> bool {
+    !path.chars().any(|c| c == '\\' || inert::is_escaped(c))
+        && !path.split('/').find(|s| !s.is_empty() && *s != ".").is_some_and(|first| first.contains(':'))
+        && !path.split('/').any(|segment| segment == "..")
+}
+
+/// `text` with each `%XX` replaced by its byte, or `None` when the bytes are not UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The 1-based line of `"id": "<id>"` in the assertions file's text.
@@ -173,6 +224,39 @@ mod tests {
         assert_eq!(contained(""), None);
         assert_eq!(contained("/"), None);
         assert_eq!(contained("a\nb"), None);
+        assert_eq!(contained("a\u{1b}[2Jb"), None);
+        assert_eq!(contained("a\u{202e}b"), None);
+        assert_eq!(contained("src\\..\\..\\x"), None);
+        assert_eq!(contained("C:/Windows/win.ini"), None);
+        assert_eq!(contained("file:/etc/passwd"), None);
+        assert_eq!(contained("src/a:b.rs").as_deref(), Some("src/a:b.rs"), "a colon after the first segment is a name");
+    }
+
+    #[test]
+    fn percent_encoded_evidence_paths_cannot_leave_the_root() {
+        for hostile in [
+            "%2e%2e/%2e%2e/etc/passwd",
+            "%2E%2E/x",
+            "src/%2e%2e/%2e%2e/x",
+            ".%2e/x",
+            "%252e%252e/x",
+            "%25252e%25252e/x",
+            "%2fetc/passwd",
+            "src/%2f..%2fx",
+            "%5c..%5cx",
+            "%43:/x",
+            "C%3A/x",
+            "a%0Ab",
+            "a%1b%5d52%3bc%3bx",
+            "a%e2%80%aeb",
+            "a%ffb",
+        ] {
+            assert_eq!(contained(hostile), None, "{hostile}");
+        }
+        // What decodes to a name inside the root stays, as written.
+        assert_eq!(contained("src/a%20b.rs").as_deref(), Some("src/a%20b.rs"));
+        assert_eq!(contained("100%.txt").as_deref(), Some("100%.txt"));
+        assert_eq!(contained("src/%2e%2erc").as_deref(), Some("src/%2e%2erc"));
     }
 
     #[test]

@@ -6,6 +6,10 @@
 //! review; `shortDescription` = its description), so an alert reads like the assertion
 //! and closes when it passes. Only results that did not pass are reported: `fail` is
 //! level `error`, `error` (could not be evaluated) is level `warning`.
+//!
+//! A location's `uri` is a URI reference, which a viewer percent-decodes: the path (from
+//! [`locations`], which refuses one that leaves the root when decoded) is written
+//! percent-encoded, so a file named `a%20b` is that file and not `a b`.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -80,7 +84,7 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn location(place: &Location) -> SarifLocation {
-    let artifact = ArtifactLocation::builder().uri(place.path.as_str()).build();
+    let artifact = ArtifactLocation::builder().uri(uri(&place.path)).build();
     let physical = match place.line {
         Some(line) => PhysicalLocation::builder()
             .artifact_location(artifact)
@@ -89,4 +93,35 @@ fn location(place: &Location) -> SarifLocation {
         None => PhysicalLocation::builder().artifact_location(artifact).build(),
     };
     SarifLocation::builder().physical_location(physical).build()
+}
+
+/// `path` as a relative URI reference: every byte but the unreserved characters, `/`
+/// and the sub-delimiters is percent-encoded (`%` itself, `:` so that no first segment
+/// reads as a scheme, `?` and `#` so that nothing reads as a query or fragment, spaces
+/// and non-ASCII as UTF-8 bytes).
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(char::from(byte)),
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=' | b'@' => {
+                out.push(char::from(byte))
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_written_as_the_uri_that_decodes_to_it() {
+        assert_eq!(uri("src/a.rs"), "src/a.rs");
+        assert_eq!(uri("src/a b%2e.rs"), "src/a%20b%252e.rs");
+        assert_eq!(uri("a:b/c?d#e"), "a%3Ab/c%3Fd%23e");
+        assert_eq!(uri("docs/日本.md"), "docs/%E6%97%A5%E6%9C%AC.md");
+    }
 }

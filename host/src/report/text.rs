@@ -12,11 +12,16 @@
 //! tell "the check says no" from "the check could not say". `--quiet` keeps only what
 //! needs attention; `--verbose` adds whole messages, evidence and timings. Colour is
 //! decided by the caller (a terminal, no `NO_COLOR`) and only ever decorates.
+//!
+//! Ids, types, descriptions, messages and evidence are untrusted: each is printed
+//! [`inert`], so this report, on a terminal or in a CI log, carries no escape sequence and
+//! no workflow command from them.
 
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
+use super::{inert, inert_lines};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -67,7 +72,13 @@ pub fn write_text(report: &RunReport, style: &TextStyle, out: &mut dyn Write) ->
             Detail::Verbose => style.paint(DIM, &format!(" ({:.1} ms)", outcome.duration.as_secs_f64() * 1e3)),
             _ => String::new(),
         };
-        writeln!(out, "  {icon} {}: {} — {description}{took}", assertion.id, assertion.type_name)?;
+        writeln!(
+            out,
+            "  {icon} {}: {} — {}{took}",
+            inert(&assertion.id),
+            inert(&assertion.type_name),
+            inert(&description)
+        )?;
         let (label, color) = match outcome.status {
             Status::Pass => continue,
             Status::Fail => ("Failure", RED),
@@ -75,15 +86,15 @@ pub fn write_text(report: &RunReport, style: &TextStyle, out: &mut dyn Write) ->
         };
         let label = style.paint(color, &format!("{label}:"));
         if style.detail == Detail::Verbose {
-            writeln!(out, "     {label} {}", outcome.message.replace('\n', "\n       "))?;
+            writeln!(out, "     {label} {}", inert_lines(&outcome.message, "       "))?;
             for e in &outcome.evidence {
                 let at = e.line.map(|l| format!(":{l}")).unwrap_or_default();
-                writeln!(out, "       {} {}", style.paint(DIM, &format!("{}{at}:", e.path)), e.text)?;
+                writeln!(out, "       {} {}", style.paint(DIM, &format!("{}{at}:", inert(&e.path))), inert(&e.text))?;
             }
         } else {
             let first_line = outcome.message.lines().next().unwrap_or("");
             let shown: String = first_line.chars().take(FAILURE_CHARS).collect();
-            writeln!(out, "     {label} {shown}")?;
+            writeln!(out, "     {label} {}", inert(&shown))?;
         }
     }
     let c = report.confidence;

@@ -274,7 +274,7 @@ impl Loop<'_> {
         )?;
         writeln!(self.out, "Pass {n}: {total} total ({new} new, {carried} carried forward)")?;
         for (id, why) in &rejected {
-            writeln!(self.out, "  dropped {id}: {why}")?;
+            writeln!(self.out, "  dropped {}: {}", crate::report::inert(id), crate::report::inert_lines(why, "    "))?;
         }
 
         // Implement the open findings: new assertions, and old ones still failing.

@@ -1,11 +1,16 @@
 //! The Markdown a review prints and keeps in `.reviewhost/reports/`: a pass report with
 //! seed 000's convergence table (and its Confidence column), and a final report with the
 //! end state, the per-pass table and the Assertion Coverage table.
+//!
+//! Both are printed as well as kept, and carry text from the assertions file and the
+//! agents: every piece of it is [`inert`] (control characters escaped, no workflow
+//! command), the fix-agent's answer line by line.
 
 use serde_json::Value;
 
 use super::state::PassRecord;
 use crate::assertion::Confidence;
+use crate::report::{inert, inert_lines};
 
 fn percent(score: f64) -> u32 {
     Confidence { passed: 0, total: 0, score }.percent()
@@ -50,7 +55,7 @@ pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option
     );
     if let Some(results) = fix_results {
         out.push('\n');
-        out.push_str(results.trim());
+        out.push_str(&inert_lines(results.trim(), ""));
         out.push('\n');
     }
     out
@@ -68,7 +73,7 @@ pub fn final_report(end: &str, passes: &[PassRecord], assertions: &[Value]) -> S
     out.push_str(&format!("Confidence: {}% ({}/{} assertions passing)\n\n", c.percent(), c.passed, c.total));
     out.push_str("| ID | Track | Type | Status | Description |\n|----|-------|------|--------|-------------|\n");
     for a in assertions {
-        let text = |key: &str| a.get(key).and_then(Value::as_str).unwrap_or("").replace('|', "\\|").replace('\n', " ");
+        let text = |key: &str| inert(a.get(key).and_then(Value::as_str).unwrap_or("")).replace('|', "\\|");
         let status = match a.get("status").and_then(Value::as_str) {
             Some("pass") => "✅",
             Some("fail") => "❌",
@@ -80,7 +85,7 @@ pub fn final_report(end: &str, passes: &[PassRecord], assertions: &[Value]) -> S
             && let Some(why) = a.get("failure_output").and_then(Value::as_str)
         {
             let why: String = why.lines().next().unwrap_or("").chars().take(80).collect();
-            description.push_str(&format!(" — {}", why.replace('|', "\\|")));
+            description.push_str(&format!(" — {}", inert(&why).replace('|', "\\|")));
         }
         out.push_str(&format!(
             "| {} | {} | {} | {status} | {description} |\n",
@@ -128,5 +133,26 @@ mod tests {
         let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap());
         assert!(report.contains("| A-B-1 | B | grep_match | ❌ | y\\|z — no match |"), "{report}");
         assert!(final_report("Zero findings", &[], &[]).contains("No machine-verifiable assertions generated."));
+    }
+
+    #[test]
+    fn agent_text_in_the_reports_is_inert() {
+        let a = serde_json::json!([
+            {"id": "X\n::error file=x::forged", "track": "\u{1b}]52;c;eA==\u{7}", "type": "t\u{1b}[2J",
+             "status": "fail", "description": "d\u{202e}", "failure_output": "::stop-commands::tok"}
+        ]);
+        let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap());
+        let row = "| X\\n::error file=x::forged | \\x1b]52;c;eA==\\x07 | t\\x1b[2J | ❌ | d\\u{202e} — \\x3a:stop-commands::tok |";
+        assert!(report.contains(row), "{report}");
+        let answer = "## Fix-Agent Results\n::error file=a::forged\n##[warning]x \u{1b}[2J\rend";
+        let pass = pass_report(&record(1, 0.5), &[record(1, 0.5)], Some(answer));
+        assert!(
+            pass.ends_with("## Fix-Agent Results\n\\x3a:error file=a::forged\n##\\x5bwarning]x \\x1b[2J\\rend\n"),
+            "{pass}"
+        );
+        for report in [&report, &pass] {
+            assert!(!report.chars().any(|c| c.is_control() && c != '\n'), "{report:?}");
+            assert!(!report.lines().any(|l| l.trim_start().starts_with("::") || l.contains("##[")), "{report}");
+        }
     }
 }
