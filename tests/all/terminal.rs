@@ -175,15 +175,14 @@ fn every_help_example_runs() {
                         "implementer": [{"response": "done"}], "fix-agent": [{"response": "done"}]});
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    std::fs::write(
-        here.join("reviewhost.toml"),
-        format!(
-            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\n",
-            agent.display().to_string(),
-            script_path.display().to_string()
-        ),
-    )
-    .unwrap();
+    let config =
+        format!("[agent]\ncommand = [\"python3\", {:?}, {:?}]\n", agent.display().to_string(), script_path.display().to_string());
+    // The repository's own (read with --trust-repo-config), one the operator names, and
+    // the user's (HOME is `here`).
+    for place in ["reviewhost.toml", "review/claude.toml", ".config/reviewhost/reviewhost.toml"] {
+        std::fs::create_dir_all(here.join(place).parent().unwrap()).unwrap();
+        std::fs::write(here.join(place), &config).unwrap();
+    }
 
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
@@ -197,7 +196,10 @@ fn every_help_example_runs() {
                 .env("PATH", &path)
                 .env("HOME", here)
                 .env("REVIEWHOST_CACHE_DIR", cache_dir())
+                .env("REVIEWHOST_CACHE_KEY", cache_key_path())
                 .env_remove("ASSERTIONS_FILE")
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("REVIEWHOST_CONFIG_DIR")
                 .output()
                 .unwrap();
             assert!(

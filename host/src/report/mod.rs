@@ -91,7 +91,9 @@ pub fn locations(report: &RunReport, assertion: &Assertion, outcome: &Outcome) -
     }
     let file = std::path::absolute(&report.file).unwrap_or_else(|_| report.file.clone());
     let path = relative_to_cwd(&file).unwrap_or_else(|| file.to_string_lossy().into_owned());
-    let line = std::fs::read_to_string(&report.file).ok().and_then(|text| line_of_id(&text, &assertion.id));
+    // Read as the run read it (bounded, non-blocking): the file may have been replaced.
+    let text = crate::assertion::read(&report.file).ok().and_then(|bytes| String::from_utf8(bytes).ok());
+    let line = text.and_then(|text| line_of_id(&text, &assertion.id));
     vec![Location { path, line }]
 }
 
