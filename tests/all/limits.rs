@@ -14,26 +14,33 @@ use crate::support::*;
 /// Scheduling slack on a loaded 2-core CI machine.
 const SLACK: Duration = Duration::from_millis(1500);
 
-fn hostile_file(dir: &std::path::Path, hostile_type: &str) -> std::path::PathBuf {
+/// An assertions file with `hostile` (id `H-1`) between ordinary assertions.
+fn hostile_file(dir: &std::path::Path, hostile: serde_json::Value) -> std::path::PathBuf {
     std::fs::write(dir.join("ok.txt"), "fine\n").unwrap();
     assertions_file(
         dir,
         json!([
             {"id": "OK-1", "type": "file_exists", "description": "before", "path": "ok.txt"},
-            {"id": "H-1", "type": hostile_type, "description": "hostile", "path": "fifo"},
+            hostile,
             {"id": "OK-2", "type": "file_content", "description": "after", "path": "ok.txt", "needle": "fine"},
             {"id": "OK-3", "type": "file_exists", "description": "a real failure", "path": "missing"}
         ]),
     )
 }
 
-/// Runs the hostile file with the component registered for `hostile_type`, `jobs`
-/// evaluations at a time; returns the hostile assertion's message and duration, after
+/// Runs a hostile file whose `H-1` (type `hostile`, path `fifo`) is evaluated by
+/// `component`, `jobs` evaluations at a time; returns its message and duration, after
 /// checking its neighbours.
 fn run_hostile(component: &str, limits: Limits, jobs: usize, dir: &std::path::Path) -> (String, Duration) {
-    let file = hostile_file(dir, "hostile");
+    let file = hostile_file(dir, json!({"id": "H-1", "type": "hostile", "description": "hostile", "path": "fifo"}));
     let mut runner = runner(limits, jobs);
     runner.checks_mut().register(&["hostile"], "hostile", &std::fs::read(component).unwrap());
+    run_file(runner, file, dir)
+}
+
+/// Runs `file` and returns the hostile assertion's message and duration, after checking
+/// its neighbours.
+fn run_file(runner: reviewhost::Runner, file: std::path::PathBuf, dir: &std::path::Path) -> (String, Duration) {
     let report =
         runner.run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true, shard: None }).unwrap();
     let by_id = |id: &str| report.results.iter().find(|(a, _)| a.id == id).unwrap().1.clone();
@@ -69,24 +76,37 @@ fn unbounded_memory_growth_hits_the_memory_limit() {
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
 }
 
-/// Opening a FIFO blocks inside a host call, where no epoch deadline can fire. The
-/// watchdog abandons the evaluation and the run finishes: with one thread, the
-/// assertions after the blocked one run on the thread that replaces it.
+/// A host call that waits (a check sleeping an hour in `wasi:io/poll`) is where no
+/// epoch deadline can fire. The watchdog abandons the evaluation and the run finishes:
+/// with one thread, the assertions after the blocked one run on the thread that
+/// replaces it.
 #[test]
-fn a_host_call_blocked_on_a_fifo_is_abandoned() {
+fn a_host_call_that_blocks_is_abandoned() {
     for jobs in [1, 2] {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("fifo");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let sleeper = json!({"id": "H-1", "type": "custom", "description": "hostile",
+                             "component": reviewhost_tests::HOSTILE, "config": {"attack": "res.sleep"}});
+        let file = hostile_file(dir.path(), sleeper);
         let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
         let started = Instant::now();
-        let (message, took) = run_hostile(reviewhost_tests::FIFO_READER, limits, jobs, dir.path());
+        let (message, took) = run_file(runner(limits, jobs), file, dir.path());
         assert!(message.starts_with("blocked in a host call for more than 2 s"), "{message}");
         assert!(took < limits.timeout + WATCHDOG_GRACE + SLACK, "took {took:?}");
         assert!(started.elapsed() < limits.timeout + WATCHDOG_GRACE + SLACK * 2, "jobs {jobs}");
-        // Release the abandoned thread: a writer lets its open() return.
-        drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
     }
+}
+
+/// Opening a FIFO would wait for a writer inside the host call: a check opening one
+/// through WASI is refused before the open (`sandbox::special`), at once.
+#[test]
+fn a_fifo_is_refused_before_its_open_can_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
+    let (message, took) = run_hostile(reviewhost_tests::FIFO_READER, limits, 1, dir.path());
+    assert!(message.starts_with("Permission denied"), "{message}");
+    assert!(took < SLACK, "took {took:?}");
 }
 
 #[test]

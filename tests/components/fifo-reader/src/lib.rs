@@ -1,6 +1,6 @@
 //! Hostile test component: opens and reads the assertion's `path` with no checks at all.
-//! Pointed at a FIFO, the open blocks inside a WASI host call, where no epoch deadline
-//! can fire: the host's watchdog must still end the assertion.
+//! Pointed at a FIFO, the open would wait for a writer inside a WASI host call, where no
+//! epoch deadline can fire: the host must refuse the open before it waits.
 use reviewhost_guest::{Check, Verdict};
 
 pub struct FifoReader;

@@ -34,6 +34,13 @@ fn read(path: &str) -> Attempt {
     fs::read(path).map(|b| format!("read {} bytes of {path}: {:?}", b.len(), preview(&b))).map_err(|e| e.to_string())
 }
 
+/// Opens `path` and reads at most 16 bytes: a device can be endless.
+fn read_some(path: &str) -> Attempt {
+    let mut buffer = [0u8; 16];
+    let read = fs::File::open(path).and_then(|mut file| file.read(&mut buffer)).map_err(|e| e.to_string())?;
+    Ok(format!("opened {path}, read {read} bytes: {:?}", preview(&buffer[..read])))
+}
+
 fn preview(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned()
 }
@@ -70,6 +77,21 @@ fn attempt(config: &Config) -> Option<Attempt> {
         "fs.proc_self" => read("/proc/self/environ").or_else(|_| list("/proc/self")),
         "fs.dev_urandom" => read("/dev/urandom"),
         "fs.dev_null_write" => done("wrote /dev/null", fs::write("/dev/null", b"x")),
+        // Special files in the root (made by the test): opening one is refused, so not a
+        // byte of a device (a disk image, the kernel log) is read and nothing blocks.
+        "fs.char_device" => read_some("char-dev"),
+        "fs.block_device" => read_some("block-dev"),
+        "fs.socket" => read_some("socket"),
+        "fs.fifo" => read_some("fifo"),
+        "fs.char_device_symlink" => read_some("link-char-dev"),
+        "fs.raw_open_char_device" => raw_root().and_then(|root| {
+            use wasip2::filesystem::types::{DescriptorFlags, OpenFlags, PathFlags};
+            let file = root
+                .open_at(PathFlags::empty(), "char-dev", OpenFlags::empty(), DescriptorFlags::READ)
+                .map_err(|e| format!("{e:?}"))?;
+            let (bytes, _) = file.read(16, 0).map_err(|e| format!("opened char-dev, then {e:?}"))?;
+            Ok(format!("opened char-dev without following symlinks, read {} bytes", bytes.len()))
+        }),
         "fs.long_path" => read(&"a/".repeat(20_000)),
         "fs.long_name" => read(&"n".repeat(100_000)),
         // Filesystem: any change at all.
@@ -290,6 +312,11 @@ fn runaway(config: &Config) -> Option<Verdict> {
             let mut buf = [0u8; 4096];
             let _ = getrandom::fill(&mut buf);
             std::hint::black_box(&buf);
+        },
+        // Sleeping is a wait inside a WASI host call (`wasi:io/poll`), where no epoch
+        // deadline can fire: only the host's watchdog ends it.
+        "res.sleep" => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
         },
         "res.clock_hot" => loop {
             std::hint::black_box(std::time::SystemTime::now());
