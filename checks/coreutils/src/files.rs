@@ -759,9 +759,16 @@ impl Walk {
                             if self.quit {
                                 break;
                             }
-                            let Ok(entry) = entry else {
-                                self.status = 1;
-                                continue;
+                            // An entry that cannot be listed (a name that is not UTF-8,
+                            // which no path in the sandbox can name) is reported as ls
+                            // and grep report it: silently skipping it would let a
+                            // `grep_not_match` on find's output pass.
+                            let entry = match entry {
+                                Ok(entry) => entry,
+                                Err(e) => {
+                                    self.error(&format!("‘{shown}’: {}", io_msg(&e)));
+                                    continue;
+                                }
                             };
                             let child = if shown.ends_with('/') {
                                 format!("{shown}{}", entry.name)
@@ -1051,4 +1058,34 @@ pub fn dirname(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
         io.stdout.push(if zero { 0 } else { b'\n' });
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15 item 8: a name that is not UTF-8 was skipped with exit 1 and nothing on
+    /// stderr, so `find . -name '*.pem'` under `grep_not_match` passed while
+    /// `keys/prod\xff.pem` existed. It is an error naming the directory, as in ls and grep.
+    #[test]
+    fn find_reports_a_name_that_is_not_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("keys")).unwrap();
+        let name: &std::ffi::OsStr = std::os::unix::ffi::OsStrExt::from_bytes(b"prod\xff.pem");
+        std::fs::write(dir.path().join("keys").join(name), "secret").unwrap();
+        std::fs::write(dir.path().join("keys/readme.txt"), "").unwrap();
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let mut io =
+            Io { stdin: b"", stdout: &mut stdout, stderr: &mut stderr, stdout_limit: reviewhost_tool::NO_LIMIT };
+        let args: Vec<String> = [".", "-name", "*.pem"].map(String::from).to_vec();
+        let status = find(&args, &Ctx::new(dir.path()), &mut io);
+        let stderr = String::from_utf8_lossy(&stderr);
+        assert_eq!(status, 1, "{stderr}");
+        assert!(stdout.is_empty());
+        assert!(
+            stderr.starts_with("find: ‘./keys’: ")
+                && stderr.contains("Invalid or incomplete multibyte or wide character"),
+            "{stderr}"
+        );
+    }
 }
