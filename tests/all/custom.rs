@@ -39,11 +39,21 @@ fn unusable_components_are_errors_and_the_rest_runs() {
     let root = dir.path();
     std::fs::write(root.join("notes.txt"), "text, not wasm").unwrap();
     std::fs::write(root.join("core.wasm"), b"\0asm\x01\0\0\0").unwrap();
-    let probe = reviewhost_tests::PROBE;
+    // Beside the assertions file, where what is wrong with a component is reported (of a
+    // path elsewhere, nothing is: `host_reads::components_outside_the_root_are_never_probed`).
+    for (name, component) in [
+        ("probe.wasm", reviewhost_tests::PROBE),
+        ("future.wasm", reviewhost_tests::FUTURE_VALIDATOR),
+        ("rogue.wasm", reviewhost_tests::ROGUE_IMPORT),
+        ("spin.wasm", reviewhost_tests::SPIN),
+    ] {
+        std::fs::copy(component, root.join(name)).unwrap();
+    }
+    let probe = "probe.wasm";
     let mut pinned_wrong = custom("C-sha", probe, json!({"pass": true}));
     pinned_wrong["sha256"] = json!("0".repeat(64));
     let mut pinned_right = custom("C-pinned", probe, json!({"pass": true}));
-    pinned_right["sha256"] = json!(sha256_hex(probe));
+    pinned_right["sha256"] = json!(sha256_hex(reviewhost_tests::PROBE));
     let file = assertions_file(
         root,
         json!([
@@ -51,9 +61,9 @@ fn unusable_components_are_errors_and_the_rest_runs() {
             custom("C-missing", "no/such.wasm", json!({})),
             custom("C-text", "notes.txt", json!({})),
             custom("C-core", "core.wasm", json!({})),
-            custom("C-future", reviewhost_tests::FUTURE_VALIDATOR, json!({})),
-            custom("C-rogue", reviewhost_tests::ROGUE_IMPORT, json!({})),
-            custom("C-builtin-world", reviewhost_tests::SPIN, json!({})),
+            custom("C-future", "future.wasm", json!({})),
+            custom("C-rogue", "rogue.wasm", json!({})),
+            custom("C-builtin-world", "spin.wasm", json!({})),
             pinned_right,
             {"id": "F-1", "type": "file_exists", "path": "notes.txt"}
         ]),
@@ -62,7 +72,7 @@ fn unusable_components_are_errors_and_the_rest_runs() {
     let get = |id: &str| results.iter().find(|r| r.0 == id).unwrap().clone();
     for (id, needle) in [
         ("C-sha", "sha256 mismatch: the assertion pins 0000"),
-        ("C-missing", "component no/such.wasm: cannot read"),
+        ("C-missing", "component no/such.wasm: not found beside the assertions file or in the root"),
         ("C-text", "not a WebAssembly file"),
         ("C-core", "a core WebAssembly module, not a component"),
         (
@@ -121,15 +131,17 @@ fn paths_narrow_what_a_validator_can_see() {
 #[test]
 fn a_tampered_cache_entry_is_recompiled_not_executed() {
     let dir = tempfile::tempdir().unwrap();
-    let cache = dir.path().join("cache");
-    let file = assertions_file(dir.path(), json!([custom("T-1", reviewhost_tests::PROBE, json!({"pass": true}))]));
+    // Outside the root: a cache inside it is never used.
+    let (cache, root) = (dir.path().join("cache"), dir.path().join("root"));
+    std::fs::create_dir(&root).unwrap();
+    let file = assertions_file(&root, json!([custom("T-1", reviewhost_tests::PROBE, json!({"pass": true}))]));
     let run_with_cache = || {
         reviewhost()
             .env("REVIEWHOST_CACHE_DIR", &cache)
             .arg("run")
             .arg(&file)
             .arg("--root")
-            .arg(dir.path())
+            .arg(&root)
             .output()
             .unwrap()
     };
