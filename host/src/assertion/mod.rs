@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use load::{LoadError, MAX_ASSERTIONS_BYTES, load, parse, read};
-pub use save::{FileLock, SaveError, write_json_atomically};
+pub use save::{FileLock, SaveError};
 
 /// A loaded, validated assertions file.
 #[derive(Debug, Clone)]

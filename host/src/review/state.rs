@@ -12,21 +12,22 @@
 //! refused with an error naming it, a FIFO or device is refused on the descriptor
 //! (opened non-blocking), and a file written in place (events, reports) must have no
 //! other hard link. `state.json` is replaced through the assertions file's atomic
-//! writer. Nothing here is written through a symlink, whatever is swapped in when.
+//! writer ([`crate::write`]). Nothing here is written through a symlink, whatever is
+//! swapped in when.
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
 use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::assertion::{FileLock, write_json_atomically};
+use crate::assertion::FileLock;
+use crate::write::{NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_json_atomically};
 
 /// The directory at the root.
 pub const DIR: &str = ".reviewhost";
@@ -251,69 +252,4 @@ pub fn refuse_symlinks_on_the_way(root: &Path, relative: &Path) -> Result<(), St
         }
     }
     Ok(())
-}
-
-/// What a refused write says about the entry it would have gone through (the same words
-/// as the assertions file's writer).
-const SYMLINK: &str = "is a symbolic link; reviewhost does not write through symlinks";
-const NOT_REGULAR: &str = "is not a regular file; reviewhost writes only regular files";
-const NOT_DIRECTORY: &str = "is not a directory";
-const HARD_LINKED: &str = "has other hard links; reviewhost does not write through them";
-
-fn refused(name: impl AsRef<OsStr>, why: &str) -> io::Error {
-    io::Error::other(format!("{} {why}", Path::new(name.as_ref()).display()))
-}
-
-/// What an entry is expected to be.
-#[derive(Clone, Copy)]
-enum Want {
-    File,
-    Directory,
-}
-
-/// `error` from opening `name` in `dir` without following it, explained when the entry
-/// is a symlink (`ELOOP`) or not what was wanted (`ENXIO` for a FIFO opened
-/// non-blocking, `ENOTDIR`).
-fn explain(dir: impl AsFd, name: &str, error: Errno, want: Want) -> io::Error {
-    let Ok(stat) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else { return error.into() };
-    match (FileType::from_raw_mode(stat.st_mode), want) {
-        (FileType::Symlink, _) => refused(name, SYMLINK),
-        (FileType::RegularFile, Want::File) | (FileType::Directory, Want::Directory) => error.into(),
-        (_, Want::File) => refused(name, NOT_REGULAR),
-        (_, Want::Directory) => refused(name, NOT_DIRECTORY),
-    }
-}
-
-/// Creates the directory `name` in `parent` if needed and opens it with
-/// `O_DIRECTORY | O_NOFOLLOW`: a symlink is refused (`mkdirat` never follows one either).
-fn subdir(parent: impl AsFd, name: &str) -> io::Result<File> {
-    let parent = parent.as_fd();
-    match rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o777)) {
-        Ok(()) | Err(Errno::EXIST) => {}
-        Err(e) => return Err(e.into()),
-    }
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    rustix::fs::openat(parent, name, flags, Mode::empty())
-        .map(File::from)
-        .map_err(|e| explain(parent, name, e, Want::Directory))
-}
-
-/// Opens `name` in `dir` to write it in place (`extra`: `O_APPEND`, or nothing to write
-/// from the start), creating it if needed. Never through a symlink (`O_NOFOLLOW`), never
-/// a FIFO or device (opened non-blocking, so an open cannot hang, then checked on the
-/// descriptor), never a file with another hard link (its other name may be outside the
-/// repository, and an in-place write would change that file too).
-fn open_in_place(dir: &File, name: &str, extra: OFlags) -> io::Result<File> {
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | extra;
-    let file = rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o666))
-        .map(File::from)
-        .map_err(|e| explain(dir, name, e, Want::File))?;
-    let stat = rustix::fs::fstat(&file)?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-        return Err(refused(name, NOT_REGULAR));
-    }
-    if stat.st_nlink != 1 {
-        return Err(refused(name, HARD_LINKED));
-    }
-    Ok(file)
 }

@@ -187,10 +187,10 @@ fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
-/// A path for a warning, quoted with control characters escaped: the root is the
-/// operator's, but the rest of a path may come from the repository.
+/// A path for a warning, made inert (the root is the operator's, but the rest of a path
+/// may come from the repository).
 fn shown(path: &Path) -> String {
-    format!("{:?}", path.display().to_string())
+    crate::report::inert(&path.display().to_string()).into_owned()
 }
 
 #[cfg(test)]
