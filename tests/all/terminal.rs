@@ -175,8 +175,11 @@ fn every_help_example_runs() {
                         "implementer": [{"response": "done"}], "fix-agent": [{"response": "done"}]});
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
-    let config =
-        format!("[agent]\ncommand = [\"python3\", {:?}, {:?}]\n", agent.display().to_string(), script_path.display().to_string());
+    let config = format!(
+        "[agent]\ncommand = [\"python3\", {:?}, {:?}]\n",
+        agent.display().to_string(),
+        script_path.display().to_string()
+    );
     // The repository's own (read with --trust-repo-config), one the operator names, and
     // the user's (HOME is `here`).
     for place in ["reviewhost.toml", "review/claude.toml", ".config/reviewhost/reviewhost.toml"] {
