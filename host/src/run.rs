@@ -100,13 +100,6 @@ pub struct RunReport {
     pub shard: Option<Shard>,
 }
 
-impl RunReport {
-    /// True when every assertion passed (exit code 0).
-    pub fn all_passed(&self) -> bool {
-        self.results.iter().all(|(_, o)| o.status == Status::Pass)
-    }
-}
-
 /// A sandbox plus the checks it runs: reusable across runs.
 pub struct Runner {
     checks: Checks,

@@ -17,19 +17,6 @@ const COMPONENTS: [(&str, &str); 3] = [
     ("max_function_lines.wasm", reviewhost_tests::EXAMPLE_MAX_FUNCTION_LINES),
 ];
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A copy of `examples/custom` with the components in `components/`, as the README sets it up.
 fn example_root() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -82,3 +82,17 @@ pub fn statuses(path: &Path) -> Vec<(String, String)> {
         .map(|a| (a["id"].as_str().unwrap().to_string(), a["status"].as_str().unwrap_or("null").to_string()))
         .collect()
 }
+
+/// Copies the directory `from` to `to`, recursively (files and directories only).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

@@ -185,7 +185,7 @@ fn sort_entries(v: &mut [Entry], o: &LsOpts) {
 }
 
 /// List one directory (and, with -R, its subdirectories depth-first). Returns the status.
-#[allow(clippy::too_many_arguments)]
+#[expect(clippy::too_many_arguments, reason = "the listing state of one ls invocation, threaded through its recursion")]
 fn list_dir(
     ctx: &Ctx,
     shown: &str,

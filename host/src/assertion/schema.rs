@@ -16,7 +16,7 @@ use serde_json::Value;
 /// A file the seed's review loop and `reviewhost run` read and write.
 #[derive(JsonSchema)]
 #[schemars(title = "reviewhost assertions file", extend("additionalProperties" = true))]
-#[allow(dead_code)] // Only the schema is used.
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 struct AssertionsFile {
     /// The plugin or project under review.
     plugin: Option<String>,
@@ -32,7 +32,7 @@ struct AssertionsFile {
 
 #[derive(JsonSchema)]
 #[schemars(extend("additionalProperties" = true))]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 struct Confidence {
     passed: Option<u64>,
     total: Option<u64>,
@@ -41,7 +41,7 @@ struct Confidence {
 
 /// Fields every assertion has.
 #[derive(JsonSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 struct Common {
     /// Unique within the file; not blank.
     #[schemars(regex(pattern = r"\S"))]
@@ -56,7 +56,7 @@ struct Common {
 
 #[derive(JsonSchema)]
 #[serde(rename_all = "lowercase")]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 enum Status {
     Pass,
     Fail,
@@ -66,14 +66,14 @@ enum Status {
 /// A non-empty string.
 #[derive(JsonSchema)]
 #[schemars(transparent)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 struct Text(#[schemars(length(min = 1))] String);
 
 /// What the assertion's check must find. The command types accept every value; a value
 /// that contradicts the `type` makes the assertion an `error` (see `reviewhost lint`).
 #[derive(JsonSchema)]
 #[schemars(transparent)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 struct Expected(
     #[schemars(regex(
         pattern = r"^(match|no_match|exists|contains|no_output|exit_zero|count:\s*\d+\s*|count>=\s*\d+\s*|equals:[\s\S]*)$"
@@ -85,7 +85,7 @@ struct Expected(
 #[derive(JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[schemars(extend("additionalProperties" = true))]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 enum Assertion {
     /// `path` exists inside the root.
     FileExists {

@@ -89,7 +89,7 @@ struct FrontMatter {
     always: bool,
     /// The output contract's name (documentation for humans; the role decides parsing).
     #[serde(default)]
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "documentation for humans in the front matter; accepted, never read")]
     output: Option<String>,
 }
 

@@ -20,7 +20,7 @@ mod summary;
 pub mod trust;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use globset::{Glob, GlobSetBuilder};
@@ -553,11 +553,6 @@ fn end_state(passes: &[PassRecord], max_passes: u32) -> Option<EndState> {
         return Some(EndState::Plateau);
     }
     None
-}
-
-/// Relative path of the default assertions file (the seed's location).
-pub fn default_assertions_file() -> &'static Path {
-    Path::new(".claude/state/review-assertions.json")
 }
 
 #[cfg(test)]

@@ -263,20 +263,13 @@ fn write_entry(key: &CacheKey, dir: &Path, path: &Path, payload: &[u8]) -> io::R
     Ok(())
 }
 
-#[cfg(unix)]
 fn create_private_dir(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)
-}
-
 /// The directory must be ours and writable only by us: anyone else who can write to it
 /// could plant native code that the next run would execute.
-#[cfg(unix)]
 fn check_private(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(dir)?;
@@ -292,11 +285,6 @@ fn check_private(dir: &Path) -> io::Result<()> {
     if meta.mode() & 0o022 != 0 {
         return Err(denied("writable by group or others"));
     }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn check_private(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
@@ -360,7 +348,6 @@ mod tests {
         assert!(CacheKey::load_or_create(&link).is_err(), "a symlinked key is refused");
     }
 
-    #[cfg(unix)]
     #[test]
     fn a_shared_directory_is_refused() {
         use std::os::unix::fs::PermissionsExt;

@@ -310,14 +310,9 @@ impl Sandbox {
         self.limits
     }
 
-    /// Compiles (or loads from the cache) and pre-links a built-in check component.
-    /// `name` is for messages.
-    pub fn load(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
-        self.load_builtin(name, wasm, &[])
-    }
-
-    /// [`Sandbox::load`], taking the compiled code from `precompiled` when this engine
-    /// accepts it: the artifact `build.rs` made of `wasm` for the checks built into the
+    /// Compiles (or loads from the cache) and pre-links a built-in check component
+    /// (`name` is for messages), taking the compiled code from `precompiled` when this
+    /// engine accepts it: the artifact `build.rs` made of `wasm` for the checks built into the
     /// binary (empty when there is none).
     pub(crate) fn load_builtin(
         &self,
@@ -326,11 +321,12 @@ impl Sandbox {
         precompiled: &[u8],
     ) -> Result<CheckComponent, SandboxError> {
         let refused = |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
-        // SAFETY: `precompiled` is only ever an artifact embedded in this binary by its own
-        // build script from its own built-in components (`check::builtin`): the same trust
-        // as the host's code. wasmtime checks it was made by a compatible engine.
         let embedded = match precompiled {
             [] => None,
+            // SAFETY: `precompiled` is only ever an artifact embedded in this binary by its
+            // own build script from its own built-in components (`check::builtin`): the
+            // same trust as the host's code. wasmtime checks it was made by a compatible
+            // engine.
             bytes => unsafe { Component::deserialize(&self.engine, bytes) }.ok(),
         };
         let precompiled = embedded.is_some();

@@ -274,7 +274,7 @@ fn runaway(config: &Config) -> Option<Verdict> {
             std::hint::spin_loop();
         },
         "res.recursion" => {
-            #[allow(unconditional_recursion)] // The attack: recurse until the stack runs out.
+            #[expect(unconditional_recursion, reason = "the attack: recurse until the stack runs out")]
             fn deeper(n: u64) -> u64 {
                 std::hint::black_box(deeper(std::hint::black_box(n + 1))) + 1
             }
