@@ -14,6 +14,7 @@
 pub mod agent;
 pub mod collect;
 pub mod definitions;
+pub mod event;
 pub mod prompt;
 pub mod state;
 mod summary;
@@ -30,7 +31,8 @@ use crate::assertion::{self, AssertionsFile, FileLock, Status};
 use crate::run::{RunOptions, RunReport, Runner};
 use agent::{AgentError, Config};
 use definitions::{Definition, Role};
-use state::{PassRecord, State, StateError, Workspace};
+use event::{Aborted, Ending, Event};
+use state::{PassRecord, Phase, State, StateError, Workspace};
 
 /// What `reviewhost review` is asked to do.
 #[derive(Debug, Clone)]
@@ -49,11 +51,13 @@ pub struct ReviewOptions {
 }
 
 /// How a review ended (exit 0 for `ZeroFindings`, 1 for the others).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EndState {
     /// Every assertion passes.
+    #[serde(rename = "Zero findings")]
     ZeroFindings,
     /// The pass budget is spent with assertions still failing.
+    #[serde(rename = "Budget reached")]
     BudgetReached,
     /// Confidence did not rise for two passes.
     Plateau,
@@ -81,7 +85,7 @@ pub enum ReviewError {
     #[error(transparent)]
     Definition(#[from] definitions::DefinitionError),
     #[error("a review is in progress in {} (pass {pass}, {status}): continue it with --resume, or remove the directory to start over", dir.display())]
-    InProgress { dir: PathBuf, pass: u32, status: String },
+    InProgress { dir: PathBuf, pass: u32, status: state::Status },
     #[error("there is no review to resume in {}", dir.display())]
     NothingToResume { dir: PathBuf },
     #[error("pass {pass} aborted: {reason} (state kept; continue with `reviewhost review --resume`)")]
@@ -124,9 +128,9 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
     let workspace = Workspace::open(root)?;
     let definitions = &options.definitions;
     let mut state = match (workspace.load_state()?, options.resume) {
-        (Some(state), true) if state.status != "ended" => state,
+        (Some(state), true) if state.status != state::Status::Ended => state,
         (_, true) => return Err(ReviewError::NothingToResume { dir: workspace.dir().to_path_buf() }),
-        (Some(state), false) if state.status != "ended" => {
+        (Some(state), false) if state.status != state::Status::Ended => {
             return Err(ReviewError::InProgress {
                 dir: workspace.dir().to_path_buf(),
                 pass: state.pass,
@@ -135,9 +139,9 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
         }
         (_, false) => State {
             version: 1,
-            status: "running".into(),
+            status: state::Status::Running,
             pass: 1,
-            phase: "analysts".into(),
+            phase: Phase::Analysts,
             max_passes: options.max_passes,
             assertions_file: options.assertions_file.display().to_string(),
             passes: Vec::new(),
@@ -145,41 +149,45 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             end_state: None,
         },
     };
-    state.status = "running".into();
+    state.status = state::Status::Running;
     state.aborted = None;
     workspace.save_state(&state)?;
-    workspace.event(
-        "review_start",
-        json!({"root": root, "max_passes": state.max_passes, "resume": options.resume, "pass": state.pass}),
-    )?;
+    workspace.event(&Event::ReviewStart {
+        root,
+        max_passes: state.max_passes,
+        resume: options.resume,
+        pass: state.pass,
+    })?;
 
     let ctx = Agents { options, workspace: &workspace, definitions };
     let mut review = Loop { ctx: &ctx, runner, options, workspace: &workspace, file, out };
     loop {
         match review.pass(&mut state) {
             Ok(Some(end)) => {
-                state.status = "ended".into();
-                state.end_state = Some(end.as_str().into());
-                state.phase = "done".into();
+                state.status = state::Status::Ended;
+                state.end_state = Some(end);
+                state.phase = Phase::Done;
                 workspace.save_state(&state)?;
                 let assertions = review.assertions()?;
                 let report = summary::final_report(end.as_str(), &state.passes, &assertions);
                 let path = workspace.report("final.md", &report)?;
                 writeln!(review.out, "\n{report}")?;
-                workspace.event("review_end", json!({"end_state": end.as_str(), "passes": state.passes.len()}))?;
+                let passes = Some(state.passes.len());
+                workspace.event(&Event::ReviewEnd { end_state: Ending::Ended(end), passes, pass: None })?;
                 return Ok(ReviewOutcome { end, passes: state.passes, final_report: path });
             }
             Ok(None) => {
                 state.pass += 1;
-                state.phase = "analysts".into();
+                state.phase = Phase::Analysts;
                 workspace.save_state(&state)?;
             }
             Err(ReviewError::Aborted { pass, reason }) => {
-                state.status = "aborted".into();
+                state.status = state::Status::Aborted;
                 state.aborted = Some(reason.clone());
                 workspace.save_state(&state)?;
-                workspace.event("pass_aborted", json!({"pass": pass, "phase": state.phase, "reason": reason}))?;
-                workspace.event("review_end", json!({"end_state": "aborted", "pass": pass}))?;
+                workspace.event(&Event::PassAborted { pass, phase: state.phase, reason: &reason })?;
+                let end_state = Ending::Aborted(Aborted::Aborted);
+                workspace.event(&Event::ReviewEnd { end_state, passes: None, pass: Some(pass) })?;
                 return Err(ReviewError::Aborted { pass, reason });
             }
             Err(other) => return Err(other),
@@ -208,7 +216,7 @@ impl Loop<'_> {
     fn pass(&mut self, state: &mut State) -> Result<Option<EndState>, ReviewError> {
         let n = state.pass;
         let abort = |reason: String| ReviewError::Aborted { pass: n, reason };
-        self.workspace.event("pass_start", json!({"pass": n}))?;
+        self.workspace.event(&Event::PassStart { pass: n })?;
         writeln!(self.out, "── Pass {n}/{} ──", state.max_passes)?;
 
         let excluded = [state::DIR, ".claude/state"];
@@ -225,13 +233,14 @@ impl Loop<'_> {
             .filter(|d| d.role == Role::Analyst)
             .filter(|d| state.passes.is_empty() || d.always || changed.as_ref().is_none_or(|c| touches(d, c)))
             .collect();
-        self.workspace.event(
-            "analysts_selected",
-            json!({"pass": n, "analysts": analysts.iter().map(|d| &d.name).collect::<Vec<_>>(), "changed": changed}),
-        )?;
+        self.workspace.event(&Event::AnalystsSelected {
+            pass: n,
+            analysts: analysts.iter().map(|d| d.name.as_str()).collect(),
+            changed: changed.as_deref(),
+        })?;
 
         // Analysts, in parallel; any failure aborts the pass.
-        state.phase = "analysts".into();
+        state.phase = Phase::Analysts;
         self.workspace.save_state(state)?;
         let existing = self.assertions()?;
         let answers: Vec<Result<Analysis, String>> = std::thread::scope(|scope| {
@@ -251,7 +260,7 @@ impl Loop<'_> {
         }
 
         // Collect: drop vacuous checks, merge by id.
-        state.phase = "collect".into();
+        state.phase = Phase::Collect;
         self.workspace.save_state(state)?;
         let incoming: Vec<Value> = analyses.iter().flat_map(|a| a.assertions.iter().cloned()).collect();
         let (kept, rejected) = self.reject_vacuous(incoming)?;
@@ -268,17 +277,14 @@ impl Loop<'_> {
             file.save()?;
             (new, carried, file.assertions().len())
         };
-        self.workspace.event(
-            "assertions_collected",
-            json!({"pass": n, "total": total, "new": new, "carried": carried, "rejected": rejected}),
-        )?;
+        self.workspace.event(&Event::AssertionsCollected { pass: n, total, new, carried, rejected: &rejected })?;
         writeln!(self.out, "Pass {n}: {total} total ({new} new, {carried} carried forward)")?;
         for (id, why) in &rejected {
             writeln!(self.out, "  dropped {}: {}", crate::report::inert(id), crate::report::inert_lines(why, "    "))?;
         }
 
         // Implement the open findings: new assertions, and old ones still failing.
-        state.phase = "implement".into();
+        state.phase = Phase::Implement;
         self.workspace.save_state(state)?;
         let failing_before: Vec<Value> = self
             .assertions()?
@@ -306,13 +312,13 @@ impl Loop<'_> {
         }
 
         // Run, then one fix-agent round on failures.
-        state.phase = "run".into();
+        state.phase = Phase::Run;
         self.workspace.save_state(state)?;
         let mut report = self.run(n, false)?;
         let mut fix_results = None;
         let failing: Vec<Value> = self.failing(&report);
         if !failing.is_empty() {
-            state.phase = "fix".into();
+            state.phase = Phase::Fix;
             self.workspace.save_state(state)?;
             let fixer = self.ctx.agent(Role::FixAgent).map_err(abort)?;
             let mut prompt = prompt::Prompt::new();
@@ -331,13 +337,13 @@ impl Loop<'_> {
             }
             let text = prompt.finish(&fixer.name, self.options.prompt_budget).map_err(|e| abort(e.to_string()))?;
             let answer = self.ctx.call(fixer, n, &text).map_err(abort)?;
-            self.workspace.event("fix_agent", json!({"pass": n, "failing": failing.len()}))?;
+            self.workspace.event(&Event::FixAgent { pass: n, failing: failing.len() })?;
             fix_results = Some(answer);
             report = self.run(n, true)?;
         }
 
         // Record, report, decide.
-        state.phase = "report".into();
+        state.phase = Phase::Report;
         let failing_now = report.results.iter().filter(|(_, o)| o.status != Status::Pass).count();
         let record = PassRecord {
             pass: n,
@@ -356,11 +362,14 @@ impl Loop<'_> {
         self.workspace.report(&format!("pass-{n}.md"), &text)?;
         writeln!(self.out, "{text}")?;
         let end = end_state(&state.passes, state.max_passes);
-        self.workspace.event(
-            "pass_end",
-            json!({"pass": n, "confidence": record.confidence, "passed": record.passed, "total": record.total,
-                   "failing": record.failing, "end_state": end.map(EndState::as_str)}),
-        )?;
+        self.workspace.event(&Event::PassEnd {
+            pass: n,
+            confidence: record.confidence,
+            passed: record.passed,
+            total: record.total,
+            failing: record.failing,
+            end_state: end,
+        })?;
         Ok(end)
     }
 
@@ -369,10 +378,13 @@ impl Loop<'_> {
         let options = RunOptions { file: self.file.clone(), root: self.options.root.clone(), write: true, shard: None };
         let report = self.runner.run(&options)?;
         let c = report.confidence;
-        self.workspace.event(
-            "assertions_run",
-            json!({"pass": pass, "after_fix": after_fix, "passed": c.passed, "total": c.total, "confidence": c.score}),
-        )?;
+        self.workspace.event(&Event::AssertionsRun {
+            pass,
+            after_fix,
+            passed: c.passed,
+            total: c.total,
+            confidence: c.score,
+        })?;
         writeln!(
             self.out,
             "Confidence: {}% ({}/{} assertions passing){}",
@@ -440,7 +452,7 @@ impl Agents<'_> {
             Err(reason) => reason,
         };
         self.workspace
-            .event("parse_gate", json!({"pass": pass, "agent": d.name, "attempt": 1, "error": reason}))
+            .event(&Event::ParseGate { pass, agent: &d.name, attempt: 1, error: &reason })
             .map_err(|e| e.to_string())?;
         let mut again = prompt::Prompt::new();
         again.say(&first);
@@ -453,9 +465,7 @@ impl Agents<'_> {
         match collect::assertions(&answer, &track) {
             Ok(assertions) => Ok(Analysis { name: d.name.clone(), track, text: answer, assertions }),
             Err(reason) => {
-                let _ = self
-                    .workspace
-                    .event("parse_gate", json!({"pass": pass, "agent": d.name, "attempt": 2, "error": reason}));
+                let _ = self.workspace.event(&Event::ParseGate { pass, agent: &d.name, attempt: 2, error: &reason });
                 Err(format!("{} gave no usable `## Assertions` block twice: {reason}", d.name))
             }
         }
@@ -463,18 +473,35 @@ impl Agents<'_> {
 
     /// One agent call with its start and end events.
     fn call(&self, d: &Definition, pass: u32, prompt: &str) -> Result<String, String> {
-        let _ =
-            self.workspace.event("agent_start", json!({"pass": pass, "agent": d.name, "prompt_bytes": prompt.len()}));
+        let _ = self.workspace.event(&Event::AgentStart { pass, agent: &d.name, prompt_bytes: prompt.len() });
         let started = Instant::now();
         let result = agent::call(&self.options.config, d, &self.options.root, prompt);
         let ms = (started.elapsed().as_secs_f64() * 1e3).round();
-        let fields = match &result {
-            Ok(a) => json!({"pass": pass, "agent": d.name, "ok": true, "exit": a.exit, "duration_ms": ms,
-                            "response_bytes": a.text.len()}),
-            Err(e) => json!({"pass": pass, "agent": d.name, "ok": false, "error": e.to_string(), "duration_ms": ms,
-                             "exit": match e { AgentError::Exit { code, .. } => json!(code), _ => Value::Null }}),
+        let agent = &d.name;
+        let end = match &result {
+            Ok(a) => Event::AgentEnd {
+                pass,
+                agent,
+                ok: true,
+                exit: Some(a.exit),
+                duration_ms: ms,
+                response_bytes: Some(a.text.len()),
+                error: None,
+            },
+            Err(e) => Event::AgentEnd {
+                pass,
+                agent,
+                ok: false,
+                exit: match e {
+                    AgentError::Exit { code, .. } => Some(*code),
+                    _ => None,
+                },
+                duration_ms: ms,
+                response_bytes: None,
+                error: Some(e.to_string()),
+            },
         };
-        let _ = self.workspace.event("agent_end", fields);
+        let _ = self.workspace.event(&end);
         result.map(|a| a.text).map_err(|e| e.to_string())
     }
 

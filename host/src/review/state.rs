@@ -26,6 +26,8 @@ use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::EndState;
+use super::event::Event;
 use crate::assertion::FileLock;
 use crate::write::{NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_json_atomically};
 
@@ -36,12 +38,11 @@ pub const DIR: &str = ".reviewhost";
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct State {
     pub version: u32,
-    /// `running`, `aborted` or `ended`.
-    pub status: String,
+    pub status: Status,
     /// The pass in progress (1-based).
     pub pass: u32,
-    /// The phase of that pass: analysts, collect, implement, run, fix, report.
-    pub phase: String,
+    /// The phase of that pass.
+    pub phase: Phase,
     pub max_passes: u32,
     /// The assertions file, relative to the root when inside it.
     pub assertions_file: String,
@@ -52,7 +53,41 @@ pub struct State {
     pub aborted: Option<String>,
     /// How the review ended, once `status` is `ended`.
     #[serde(default)]
-    pub end_state: Option<String>,
+    pub end_state: Option<EndState>,
+}
+
+/// Where a review is, as `state.json` records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Running,
+    /// A pass was aborted; `--resume` continues it.
+    Aborted,
+    Ended,
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Status::Running => "running",
+            Status::Aborted => "aborted",
+            Status::Ended => "ended",
+        })
+    }
+}
+
+/// The phase of a pass, in the order a pass goes through them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Analysts,
+    Collect,
+    Implement,
+    Run,
+    Fix,
+    Report,
+    /// The review has ended.
+    Done,
 }
 
 /// One finished pass.
@@ -158,13 +193,12 @@ impl Workspace {
             .map_err(|source| StateError::Io { path: self.path.join("state.json"), source })
     }
 
-    /// Appends one event: `{"ts": …, "event": name, …fields}` on one line.
-    pub fn event(&self, name: &str, fields: Value) -> Result<(), StateError> {
+    /// Appends one event: `{"ts": …, "event": NAME, …fields}` on one line.
+    pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
         let mut line = json!({
             "ts": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
-            "event": name,
         });
-        if let (Some(line), Value::Object(fields)) = (line.as_object_mut(), fields) {
+        if let (Some(line), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(event)) {
             line.extend(fields);
         }
         let mut text = line.to_string();
