@@ -195,3 +195,8 @@ pub(crate) fn usage_try(io: &mut Io, tool: &str, msg: &str, status: i32) -> i32 
 pub(crate) fn err(io: &mut Io, tool: &str, msg: &str) {
     io.stderr.extend_from_slice(format!("{tool}: {msg}\n").as_bytes());
 }
+
+/// A blank as `sort -b` and `uniq -f` skip them: space, tab, newline.
+pub(crate) fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\n'
+}

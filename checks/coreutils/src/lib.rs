@@ -12,17 +12,29 @@
 //! special files (a FIFO would block the sandbox forever): those are refused with an error.
 
 mod builtins;
+mod cat;
 mod common;
+mod cut;
 mod files;
+mod head_tail;
 mod jq;
-mod text;
+mod sort;
+mod tr;
+mod uniq;
+mod wc;
 
 use reviewhost_tool::Program;
 
 pub use builtins::{bracket, echo, r#false, printf, test, r#true};
+pub use cat::cat;
+pub use cut::cut;
 pub use files::{basename, dirname, find, ls};
+pub use head_tail::{head, tail};
 pub use jq::jq;
-pub use text::{cat, cut, head, sort, tail, tr, uniq, wc};
+pub use sort::sort;
+pub use tr::tr;
+pub use uniq::uniq;
+pub use wc::wc;
 
 /// The program called `name`, if this crate provides it.
 pub fn lookup(name: &str) -> Option<Program> {
