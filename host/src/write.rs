@@ -41,11 +41,17 @@ pub(crate) enum Want {
 pub(crate) fn explain(dir: impl AsFd, name: impl AsRef<OsStr>, error: Errno, want: Want) -> io::Error {
     let name = name.as_ref();
     let Ok(stat) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else { return error.into() };
-    match (FileType::from_raw_mode(stat.st_mode), want) {
-        (FileType::Symlink, _) => refused(name, SYMLINK),
-        (FileType::RegularFile, Want::File) | (FileType::Directory, Want::Directory) => error.into(),
-        (_, Want::File) => refused(name, NOT_REGULAR),
-        (_, Want::Directory) => refused(name, NOT_DIRECTORY),
+    refusal(name, FileType::from_raw_mode(stat.st_mode), want).unwrap_or_else(|| error.into())
+}
+
+/// Why the entry `name`, of type `kind`, is refused where `want` is expected; `None`
+/// when it is what was wanted. A symlink is always refused.
+fn refusal(name: &OsStr, kind: FileType, want: Want) -> Option<io::Error> {
+    match (kind, want) {
+        (FileType::Symlink, _) => Some(refused(name, SYMLINK)),
+        (FileType::RegularFile, Want::File) | (FileType::Directory, Want::Directory) => None,
+        (_, Want::File) => Some(refused(name, NOT_REGULAR)),
+        (_, Want::Directory) => Some(refused(name, NOT_DIRECTORY)),
     }
 }
 
@@ -119,10 +125,9 @@ pub fn write_json_atomically(dir: impl AsFd, name: &OsStr, value: &Value) -> io:
 /// regular file, `None` when there is none, an error refusing anything else.
 pub(crate) fn regular_file(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Option<rustix::fs::Stat>> {
     match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => Ok(Some(stat)),
-            FileType::Symlink => Err(refused(name, SYMLINK)),
-            _ => Err(refused(name, NOT_REGULAR)),
+        Ok(stat) => match refusal(name, FileType::from_raw_mode(stat.st_mode), Want::File) {
+            Some(refused) => Err(refused),
+            None => Ok(Some(stat)),
         },
         Err(Errno::NOENT) => Ok(None),
         Err(e) => Err(e.into()),

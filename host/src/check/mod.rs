@@ -280,7 +280,9 @@ impl Checks {
         let component = match (loaded, found) {
             (Ok(component), _) => component.clone(),
             (Err(reason), Found::Near) => return error(reason.clone()),
-            (Err(_), Found::Elsewhere) => return error(format!("component {component}: {NOT_USABLE_ELSEWHERE}")),
+            (Err(_), Found::Elsewhere) => {
+                return error(format!("component {component}: {NOT_FOUND}{NOT_USABLE_ELSEWHERE}"));
+            }
         };
         let view = match paths {
             Some(paths) => match View::narrowed(&site.root, paths) {
@@ -423,10 +425,13 @@ impl Checks {
     }
 }
 
-/// Every failure with a component outside the root and the assertions file's directory:
-/// one message, whether the path is missing, unreadable, special, or not a component.
-const NOT_USABLE_ELSEWHERE: &str = "not found beside the assertions file or in the root, \
-     and no usable component at that path (nothing more is said of a path outside both)";
+/// A component found neither beside the assertions file nor in the root.
+const NOT_FOUND: &str = "not found beside the assertions file or in the root";
+/// Added to [`NOT_FOUND`] for every failure with a component outside the root and the
+/// assertions file's directory: one message, whether the path is missing, unreadable,
+/// special, or not a component.
+const NOT_USABLE_ELSEWHERE: &str =
+    ", and no usable component at that path (nothing more is said of a path outside both)";
 
 /// Where a component was found, which decides what an error may say about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -472,10 +477,10 @@ fn find_component(component: &str, site: &Site) -> Result<(Vec<u8>, Found), Stri
         // (never `/proc/kmsg` or a device), and used only if it is a component.
         return match read_file(&Base::Ambient, path, MAX_COMPONENT_BYTES) {
             Ok(wasm) => Ok((wasm, Found::Elsewhere)),
-            Err(_) => Err(NOT_USABLE_ELSEWHERE.to_string()),
+            Err(_) => Err(format!("{NOT_FOUND}{NOT_USABLE_ELSEWHERE}")),
         };
     }
-    Err("not found beside the assertions file or in the root".to_string())
+    Err(NOT_FOUND.to_string())
 }
 
 #[cfg(test)]

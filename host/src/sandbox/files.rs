@@ -20,7 +20,6 @@
 //! Only a built-in check seeing the whole root gets it; a custom validator reads through
 //! WASI, within its `paths`, and every call here is refused.
 
-use std::fs::File;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -45,15 +44,11 @@ impl Files {
         Files { root, max_bytes }
     }
 
-    fn dir(&mut self) -> Result<&File, ReadError> {
-        Ok(self.root.file())
-    }
-
     fn read(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
         let max_bytes = self.max_bytes;
         let mut options = OpenOptions::new();
         options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-        let file = cap_primitives::fs::open(self.dir()?, relative(path), &options).map_err(refusal)?;
+        let file = cap_primitives::fs::open(self.root.file(), relative(path), &options).map_err(refusal)?;
         let meta = file.metadata().map_err(refusal)?;
         if meta.is_dir() {
             return Err(ReadError::IsDirectory);
@@ -72,7 +67,7 @@ impl Files {
 
     fn list_dir(&mut self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
         let max_bytes = self.max_bytes;
-        let entries = cap_primitives::fs::read_dir(self.dir()?, relative(path)).map_err(refusal)?;
+        let entries = cap_primitives::fs::read_dir(self.root.file(), relative(path)).map_err(refusal)?;
         let mut list = Vec::new();
         // The listing is built on the host, outside the check's memory limit: a directory
         // whose listing would not fit in the check's memory is refused as a file would be.
