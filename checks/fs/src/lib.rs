@@ -14,7 +14,7 @@ use std::fs::{File, Metadata};
 use std::io::{self, ErrorKind, Read};
 
 use reviewhost_guest::{Check, Verdict};
-use serde::Deserialize;
+use reviewhost_protocol::FileCheck;
 
 /// Bytes read per chunk while searching for a needle.
 const CHUNK: usize = 64 * 1024;
@@ -23,25 +23,11 @@ const MAX_EVIDENCE_CHARS: usize = 200;
 
 pub struct FsCheck;
 
-#[derive(Deserialize)]
-struct Assertion {
-    #[serde(rename = "type")]
-    kind: String,
-    path: String,
-    #[serde(default)]
-    needle: Option<String>,
-}
-
 impl Check for FsCheck {
-    fn evaluate(assertion: &str) -> Result<Verdict, String> {
-        let a: Assertion = serde_json::from_str(assertion).map_err(|e| format!("invalid assertion: {e}"))?;
-        match a.kind.as_str() {
-            "file_exists" => Ok(file_exists(&a.path)),
-            "file_content" => {
-                let needle = a.needle.ok_or("file_content needs a `needle`")?;
-                Ok(file_content(&a.path, &needle))
-            }
-            other => Err(format!("the fs check does not evaluate type '{other}'")),
+    fn evaluate(input: &str) -> Result<Verdict, String> {
+        match serde_json::from_str(input).map_err(|e| format!("invalid input: {e}"))? {
+            FileCheck::FileExists { path } => Ok(file_exists(&path)),
+            FileCheck::FileContent { path, needle } => Ok(file_content(&path, &needle)),
         }
     }
 }

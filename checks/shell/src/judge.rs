@@ -1,31 +1,14 @@
 //! From a finished [`Run`] to a verdict, by the rule the host chose for the assertion.
 //!
-//! The rule comes from the host (`reviewhost_rule` in the input), which owns the meaning
+//! The rule comes from the host (the input's `rule`), which owns the meaning
 //! of `type` + `expected`; this module only applies it. Whatever the rule, a program the
 //! sandbox does not have, or a refused write, makes the assertion an error: such a
 //! command could not run as its author meant, so neither pass nor fail would be true.
 
 use reviewhost_guest::Verdict;
-use serde::Deserialize;
+pub use reviewhost_protocol::Rule;
 
 use crate::exec::{Run, Trouble};
-
-/// How a command's run is judged.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(tag = "rule", rename_all = "snake_case")]
-pub enum Rule {
-    /// `grep_match`: stdout is not blank.
-    OutputPresent,
-    /// `grep_not_match`: stdout is blank and nothing failed with an error.
-    OutputAbsent,
-    /// `shell_exit_zero`, `typescript_compile`: exit status 0; with `quiet`, also no
-    /// output at all (`expected: no_output`).
-    ExitZero { quiet: bool },
-    /// `expected: count:N` / `count>=N`: stdout is one integer that compares.
-    Count { at_least: bool, n: u64 },
-    /// `expected: equals:TEXT`: stdout, trimmed, is TEXT, trimmed.
-    Equals { text: String },
-}
 
 /// Most characters of output quoted in a message; the host keeps 500 of them in the file.
 const MAX_QUOTED: usize = 2000;

@@ -7,9 +7,9 @@
 //! 127 and makes the assertion an error. [`judge`] turns the run into a verdict by the
 //! rule the host chose; [`lint`] adds diagnostics for vacuous checks.
 //!
-//! Input fields (besides the assertion's own): `reviewhost_rule` (a [`judge::Rule`]),
-//! `reviewhost_intent` (`match`, `no_match` or `other`) and, for `reviewhost lint`,
-//! `reviewhost_mode: "lint"`, which returns the diagnostics as evidence without running.
+//! The input is a [`ShellInput`]: the command, the rule the host chose, the intent the
+//! lint diagnostics depend on and, for `reviewhost lint`, [`Mode::Lint`], which returns
+//! the diagnostics as evidence without running.
 
 pub mod exec;
 mod glob;
@@ -19,49 +19,32 @@ pub mod parse;
 
 use reviewhost_guest::{Check, Verdict};
 use reviewhost_tool::{Ctx, Program};
-use serde::Deserialize;
-
-use lint::Intent;
+use reviewhost_protocol::{Mode, ShellInput};
 
 pub struct ShellCheck;
-
-#[derive(Deserialize)]
-struct Input {
-    command: String,
-    reviewhost_rule: judge::Rule,
-    #[serde(default)]
-    reviewhost_intent: Option<String>,
-    #[serde(default)]
-    reviewhost_mode: Option<String>,
-}
 
 /// Every program the sandbox has.
 pub fn lookup(name: &str) -> Option<Program> {
     reviewhost_grep::lookup(name).or_else(|| reviewhost_coreutils::lookup(name))
 }
 
-/// Evaluates an assertion with the root at `root` (`/` in the component).
-pub fn evaluate_at(assertion: &str, root: &std::path::Path) -> Result<Verdict, String> {
-    let input: Input = serde_json::from_str(assertion).map_err(|e| format!("invalid assertion: {e}"))?;
+/// Evaluates an input with the root at `root` (`/` in the component).
+pub fn evaluate_at(input: &str, root: &std::path::Path) -> Result<Verdict, String> {
+    let input: ShellInput = serde_json::from_str(input).map_err(|e| format!("invalid input: {e}"))?;
     let script = parse::parse(&input.command).map_err(|e| format!("unsupported command: {e}"))?;
-    let intent = match input.reviewhost_intent.as_deref() {
-        Some("match") => Intent::Match,
-        Some("no_match") => Intent::NoMatch,
-        _ => Intent::Other,
-    };
     let ctx = Ctx::new(root);
-    let notes = lint::diagnose(&script, intent, &ctx);
-    if input.reviewhost_mode.as_deref() == Some("lint") {
+    let notes = lint::diagnose(&script, input.intent, &ctx);
+    if input.mode == Mode::Lint {
         let verdict = if notes.is_empty() { Verdict::pass("no findings") } else { Verdict::fail("findings") };
         return Ok(notes.into_iter().fold(verdict, |v, note| v.with_evidence("", None, note)));
     }
-    let run = exec::run(&script, ctx, lookup, judge::stdout_limit(&input.reviewhost_rule));
-    judge::judge(&input.reviewhost_rule, &run, &notes)
+    let run = exec::run(&script, ctx, lookup, judge::stdout_limit(&input.rule));
+    judge::judge(&input.rule, &run, &notes)
 }
 
 impl Check for ShellCheck {
-    fn evaluate(assertion: &str) -> Result<Verdict, String> {
-        evaluate_at(assertion, std::path::Path::new("/"))
+    fn evaluate(input: &str) -> Result<Verdict, String> {
+        evaluate_at(input, std::path::Path::new("/"))
     }
 }
 

@@ -14,16 +14,7 @@ use reviewhost_tool::Ctx;
 
 use crate::parse::{AndOr, Command, Script, literal};
 
-/// What the command is judged for, as far as the diagnostics care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Intent {
-    /// `grep_match` (stdout must be non-empty).
-    Match,
-    /// `grep_not_match` without a count expectation.
-    NoMatch,
-    /// Anything else.
-    Other,
-}
+pub use reviewhost_protocol::Intent;
 
 /// Options of grep that take an argument, so the next word is not the pattern or a path.
 const GREP_ARG_OPTIONS: &str = "efmABCdD";

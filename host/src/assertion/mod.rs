@@ -80,7 +80,7 @@ pub enum Kind {
 pub const COMMAND_TYPES: &[&str] = &["grep_match", "grep_not_match", "shell_exit_zero", "typescript_compile"];
 
 /// The outcome written to `status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The assertion holds.

@@ -1,5 +1,7 @@
 //! The assertions file as Rust types, for one purpose: deriving its JSON Schema
-//! (`reviewhost schema`) and checking files against it (`reviewhost validate`).
+//! (`reviewhost schema`) and checking files against it (`reviewhost validate`). The
+//! values reviewhost itself reads or writes are the real types: [`Status`] from the
+//! write-back, [`Expected`] from the protocol the checks speak.
 //!
 //! The loader in [`super::load`] stays the authority for `run` (it keeps unknown
 //! fields and key order and reports one precise error); these types describe the same
@@ -8,10 +10,14 @@
 //! in `type` is a validation error here, where `run` would evaluate that assertion as
 //! `error`. Properties it does not name are allowed everywhere, as in `run`.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
+use reviewhost_protocol::Expected;
 use schemars::JsonSchema;
 use serde_json::Value;
+
+use super::Status;
 
 /// A file the seed's review loop and `reviewhost run` read and write.
 #[derive(JsonSchema)]
@@ -54,32 +60,11 @@ struct Common {
     failure_output: Option<String>,
 }
 
-#[derive(JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
-enum Status {
-    Pass,
-    Fail,
-    Error,
-}
-
 /// A non-empty string.
 #[derive(JsonSchema)]
 #[schemars(transparent)]
 #[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
 struct Text(#[schemars(length(min = 1))] String);
-
-/// What the assertion's check must find. The command types accept every value; a value
-/// that contradicts the `type` makes the assertion an `error` (see `reviewhost lint`).
-#[derive(JsonSchema)]
-#[schemars(transparent)]
-#[expect(dead_code, reason = "these types exist for their JSON Schema; nothing reads their fields")]
-struct Expected(
-    #[schemars(regex(
-        pattern = r"^(match|no_match|exists|contains|no_output|exit_zero|count:\s*\d+\s*|count>=\s*\d+\s*|equals:[\s\S]*)$"
-    ))]
-    String,
-);
 
 /// One assertion, by `type`.
 #[derive(JsonSchema)]
@@ -180,6 +165,28 @@ pub fn violations(doc: &Value) -> Vec<Violation> {
     found
 }
 
+/// Every problem of the assertions file `file` with contents `bytes`, one message each,
+/// for `reviewhost validate`: the schema's violations, each with its JSON pointer, then
+/// what a schema cannot say (unique ids) from the loader `run` uses. Empty when valid.
+pub fn problems(file: &Path, bytes: &[u8]) -> Vec<String> {
+    let Ok(doc) = serde_json::from_slice::<Value>(bytes) else {
+        return vec![super::parse(file, bytes).expect_err("not JSON").to_string()];
+    };
+    let mut problems: Vec<String> = violations(&doc)
+        .into_iter()
+        .map(|v| {
+            let at = if v.pointer.is_empty() { "(document)".to_string() } else { v.pointer };
+            format!("{}: {at}: {}", file.display(), v.message)
+        })
+        .collect();
+    if problems.is_empty()
+        && let Err(e) = super::parse(file, bytes)
+    {
+        problems.push(e.to_string());
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +244,24 @@ mod tests {
             assert!(super::super::parse(std::path::Path::new("f"), text.as_bytes()).is_err(), "loader takes {text}");
             let doc: Value = serde_json::from_str(text).unwrap();
             assert!(!violations(&doc).is_empty(), "schema takes {text}");
+        }
+    }
+
+    /// The schema's pattern for `expected` and the parser the checks use accept the same
+    /// values: every form, and the near misses on each side of it.
+    #[test]
+    fn the_expected_pattern_and_the_parser_agree() {
+        let values = [
+            "match", "no_match", "exists", "contains", "no_output", "exit_zero", "count:0", "count:12",
+            "count: 3 ", "count:\t4\n", "count>=1", "count>= 2", "equals:", "equals:a b", "equals:\nline\n",
+            "Match", "match ", " match", "nomatch", "count:", "count:x", "count:-1", "count:1.5", "count>=",
+            "count>=-2", "count=3", "count>3", "equals", "equal:x", "", "exit_zero\n", "count:١",
+        ];
+        for value in values {
+            let doc = json!({"assertions": [{"id": "A", "type": "grep_match", "command": "x", "expected": value}]});
+            let by_schema = violations(&doc).is_empty();
+            let by_parser = value.parse::<Expected>().is_ok();
+            assert_eq!(by_schema, by_parser, "{value:?}: schema {by_schema}, parser {by_parser}");
         }
     }
 

@@ -1,8 +1,10 @@
 //! From an assertion to what evaluates it.
 //!
 //! [`Checks`] knows which component evaluates each assertion type and prepares its
-//! input: the assertion's object, with `path` made root-relative and, for the command
-//! types, the judging rule that `type` and `expected` select ([`expect`]). Some
+//! input: for a built-in check, the typed input of [`reviewhost_protocol`], with `path`
+//! made root-relative and, for the command types, the judging rule that `type` and
+//! `expected` select ([`expect`]); for a component registered at run time, the
+//! assertion's object with `path` made root-relative. Some
 //! assertions are decided here without running anything: a `path` outside the root
 //! fails (it is never read); an unknown type, or an `expected` that contradicts the
 //! type, is an error. A `custom` assertion is evaluated by the validator component it
@@ -21,6 +23,8 @@ use serde_json::Value;
 use sha2::Digest;
 
 pub mod expect;
+
+use reviewhost_protocol::{FileCheck, Mode, ShellInput};
 
 use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
 use crate::sandbox::{
@@ -118,19 +122,29 @@ struct Registered {
 /// A check built into the binary.
 #[derive(Clone, Copy)]
 struct Builtin {
-    /// The assertion fields it reads (its input struct). Sending only these makes
-    /// assertions that differ in `id` or `description` alone the same question, so they
-    /// share an evaluation.
-    reads: &'static [&'static str],
+    /// The input it takes. It holds only what the check reads, so assertions that differ
+    /// in `id` or `description` alone are the same question and share an evaluation.
+    takes: Takes,
     /// Its compiled code, made by `build.rs` with the runtime's engine settings.
     precompiled: &'static [u8],
 }
 
-/// The fields the built-in fs check reads (`checks/fs`).
-const FS_READS: &[&str] = &["type", "path", "needle"];
-/// The fields the built-in command check reads (`checks/shell`); the `reviewhost_*`
-/// ones are added by the host.
-const SHELL_READS: &[&str] = &["command", "reviewhost_rule", "reviewhost_intent", "reviewhost_mode"];
+/// Which input of [`reviewhost_protocol`] a built-in check takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    /// [`FileCheck`] (`checks/fs`).
+    FileCheck,
+    /// [`ShellInput`] (`checks/shell`).
+    ShellInput,
+}
+
+/// What the host decides about an assertion before any component sees it.
+struct Prepared {
+    /// A file type's `path`, made root-relative.
+    path: Option<String>,
+    /// A command type's rule and intent.
+    rule: Option<expect::CommandRule>,
+}
 
 /// What a plan asks: the component, its input and its view.
 ///
@@ -189,9 +203,9 @@ impl Checks {
     /// The built-in checks.
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
         let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
-        let fs = Builtin { reads: FS_READS, precompiled: builtin::FS_PRECOMPILED };
+        let fs = Builtin { takes: Takes::FileCheck, precompiled: builtin::FS_PRECOMPILED };
         checks.register_with(&["file_exists", "file_content"], "fs", builtin::FS, Some(fs));
-        let shell = Builtin { reads: SHELL_READS, precompiled: builtin::SHELL_PRECOMPILED };
+        let shell = Builtin { takes: Takes::ShellInput, precompiled: builtin::SHELL_PRECOMPILED };
         checks.register_with(COMMAND_TYPES, "shell", builtin::SHELL, Some(shell));
         checks
     }
@@ -221,28 +235,58 @@ impl Checks {
         if let Kind::Custom { component, sha256, config, paths } = &assertion.kind {
             return self.custom_plan(assertion, site, component, sha256.as_deref(), config, paths.as_deref());
         }
-        match self.input(assertion, &site.root) {
-            Ok(input) => self.component_plan(assertion, input, &site.root),
+        match self.prepare(assertion, &site.root) {
+            Ok(prepared) => self.component_plan(assertion, prepared, Mode::Evaluate, &site.root),
             Err(decided) => Plan::Decided(decided),
         }
     }
 
-    /// The input object of the assertion's check, or the outcome when the assertion is
-    /// decided without running anything.
-    fn input(&self, assertion: &Assertion, root: &RootDir) -> Result<serde_json::Map<String, Value>, Outcome> {
-        let mut object = assertion.object.clone();
-        if let Kind::FileExists { path } | Kind::FileContent { path, .. } = &assertion.kind {
-            let relative =
-                root.relative(path).map_err(|outside| Outcome::decided(Status::Fail, outside.to_string()))?;
-            object.insert("path".into(), Value::String(relative));
-        }
+    /// What the host decides before running anything, or the outcome when that decides
+    /// the assertion: a `path` outside the root fails, an `expected` that contradicts the
+    /// type is an error.
+    fn prepare(&self, assertion: &Assertion, root: &RootDir) -> Result<Prepared, Outcome> {
+        let path = match &assertion.kind {
+            Kind::FileExists { path } | Kind::FileContent { path, .. } => {
+                Some(root.relative(path).map_err(|outside| Outcome::decided(Status::Fail, outside.to_string()))?)
+            }
+            _ => None,
+        };
         let rule = expect::resolve(&assertion.type_name, assertion.object.get("expected"))
             .map_err(|reason| Outcome::decided(Status::Error, reason))?;
-        if let Some(rule) = rule {
-            object.insert("reviewhost_rule".into(), rule.rule);
-            object.insert("reviewhost_intent".into(), Value::String(rule.intent.into()));
-        }
-        Ok(object)
+        Ok(Prepared { path, rule })
+    }
+
+    /// The input `registered` gets for `assertion`.
+    fn input(registered: &Registered, assertion: &Assertion, prepared: Prepared, mode: Mode) -> Result<String, Outcome> {
+        let wrong_type = || {
+            Outcome::decided(
+                Status::Error,
+                format!("the {} check does not evaluate type '{}'", registered.name, assertion.type_name),
+            )
+        };
+        let input = match registered.builtin.map(|b| b.takes) {
+            Some(Takes::FileCheck) => match (&assertion.kind, prepared.path) {
+                (Kind::FileExists { .. }, Some(path)) => serde_json::to_string(&FileCheck::FileExists { path }),
+                (Kind::FileContent { needle, .. }, Some(path)) => {
+                    serde_json::to_string(&FileCheck::FileContent { path, needle: needle.clone() })
+                }
+                _ => return Err(wrong_type()),
+            },
+            Some(Takes::ShellInput) => match (&assertion.kind, prepared.rule) {
+                (Kind::Command { command }, Some(expect::CommandRule { rule, intent })) => {
+                    serde_json::to_string(&ShellInput { command: command.clone(), rule, intent, mode })
+                }
+                _ => return Err(wrong_type()),
+            },
+            None => {
+                let mut object = assertion.object.clone();
+                if let Some(path) = prepared.path {
+                    object.insert("path".into(), Value::String(path));
+                }
+                serde_json::to_string(&object)
+            }
+        };
+        Ok(input.expect("an input serializes to JSON"))
     }
 
     /// A `custom` assertion: find, pin-check and load its component, narrow the view.
@@ -298,7 +342,7 @@ impl Checks {
         })
     }
 
-    fn component_plan(&self, assertion: &Assertion, object: serde_json::Map<String, Value>, root: &RootDir) -> Plan {
+    fn component_plan(&self, assertion: &Assertion, prepared: Prepared, mode: Mode, root: &RootDir) -> Plan {
         let Some(registered) = self.by_type.get(&assertion.type_name) else {
             return Plan::Decided(Outcome::decided(
                 Status::Error,
@@ -312,19 +356,13 @@ impl Checks {
                 .map(Arc::new)
                 .map_err(|e: SandboxError| e.to_string())
         });
-        let object = match registered.builtin {
-            Some(Builtin { reads, .. }) => {
-                object.into_iter().filter(|(key, _)| reads.contains(&key.as_str())).collect()
-            }
-            None => object,
+        let component = match loaded {
+            Ok(component) => component.clone(),
+            Err(reason) => return Plan::Decided(Outcome::decided(Status::Error, reason.clone())),
         };
-        match loaded {
-            Ok(component) => Plan::Evaluate(Task {
-                component: component.clone(),
-                input: Input::Assertion(Value::Object(object).to_string()),
-                view: View::whole(root),
-            }),
-            Err(reason) => Plan::Decided(Outcome::decided(Status::Error, reason.clone())),
+        match Self::input(registered, assertion, prepared, mode) {
+            Ok(input) => Plan::Evaluate(Task { component, input: Input::Assertion(input), view: View::whole(root) }),
+            Err(decided) => Plan::Decided(decided),
         }
     }
 
@@ -340,8 +378,8 @@ impl Checks {
                 _ => Vec::new(),
             });
         }
-        let mut object = match self.input(assertion, root) {
-            Ok(object) => object,
+        let prepared = match self.prepare(assertion, root) {
+            Ok(prepared) => prepared,
             Err(decided) if decided.status == Status::Error => return Lint::Found(vec![decided.message]),
             Err(_) => return Lint::Found(Vec::new()),
         };
@@ -351,8 +389,7 @@ impl Checks {
                 false => vec![format!("unknown assertion type '{}'", assertion.type_name)],
             });
         }
-        object.insert("reviewhost_mode".into(), Value::String("lint".into()));
-        Lint::Evaluate(self.component_plan(assertion, object, root))
+        Lint::Evaluate(self.component_plan(assertion, prepared, Mode::Lint, root))
     }
 
     /// The findings of each [`Checks::lint`], running the lint-mode evaluations together.

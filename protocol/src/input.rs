@@ -1,0 +1,96 @@
+//! The inputs of the built-in checks, one type per check.
+
+use serde::{Deserialize, Serialize};
+
+/// The input of the fs check (`checks/fs`): an assertion of a file type, its `path`
+/// already made root-relative by the host (a path outside the root never gets here).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FileCheck {
+    /// `file_exists`: passes when `path` exists.
+    FileExists { path: String },
+    /// `file_content`: passes when the regular file at `path` contains `needle`.
+    FileContent { path: String, needle: String },
+}
+
+/// The input of the shell check (`checks/shell`): an analyst's command and how the host
+/// wants its run judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShellInput {
+    /// The command as the analyst wrote it: parsed and interpreted in the sandbox only.
+    pub command: String,
+    pub rule: Rule,
+    pub intent: Intent,
+    #[serde(default)]
+    pub mode: Mode,
+}
+
+/// How a command's run is judged. The host chooses it from the assertion's `type` and
+/// `expected`; the check applies it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Rule {
+    /// `grep_match`: stdout is not blank.
+    OutputPresent,
+    /// `grep_not_match`: stdout is blank and nothing failed with an error.
+    OutputAbsent,
+    /// `shell_exit_zero`, `typescript_compile`: exit status 0; with `quiet`, also no
+    /// output at all (`expected: no_output`).
+    ExitZero { quiet: bool },
+    /// `expected: count:N` / `count>=N`: stdout is one integer that compares.
+    Count { at_least: bool, n: u64 },
+    /// `expected: equals:TEXT`: stdout, trimmed, is TEXT, trimmed.
+    Equals { text: String },
+}
+
+/// What the assertion means to show, which decides the lint diagnostics that apply
+/// (a `grep -c` in a `grep_not_match` is vacuous; in a count assertion it is the point).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intent {
+    /// `grep_match` (stdout must be non-empty).
+    Match,
+    /// `grep_not_match` without a count expectation.
+    NoMatch,
+    /// Anything else.
+    Other,
+}
+
+/// Whether the check runs the command or only lints it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Run the command and judge it by the rule.
+    #[default]
+    Evaluate,
+    /// `reviewhost lint`: return the diagnostics as evidence, without running.
+    Lint,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wire format is JSON text both sides read; these are its exact shapes.
+    #[test]
+    fn wire_shapes() {
+        let input = ShellInput {
+            command: "grep -rn x .".into(),
+            rule: Rule::Count { at_least: true, n: 2 },
+            intent: Intent::NoMatch,
+            mode: Mode::Lint,
+        };
+        let json = serde_json::to_string(&input).unwrap();
+        assert_eq!(
+            json,
+            r#"{"command":"grep -rn x .","rule":{"rule":"count","at_least":true,"n":2},"intent":"no_match","mode":"lint"}"#
+        );
+        assert_eq!(serde_json::from_str::<ShellInput>(&json).unwrap(), input);
+        let evaluate: ShellInput =
+            serde_json::from_str(r#"{"command":"true","rule":{"rule":"output_present"},"intent":"match"}"#).unwrap();
+        assert_eq!(evaluate.mode, Mode::Evaluate);
+        let file = FileCheck::FileContent { path: "a/b".into(), needle: "x".into() };
+        assert_eq!(serde_json::to_string(&file).unwrap(), r#"{"type":"file_content","path":"a/b","needle":"x"}"#);
+        assert!(serde_json::from_str::<FileCheck>(r#"{"type":"grep_match","path":"a"}"#).is_err());
+    }
+}
