@@ -14,6 +14,6 @@ pub mod report;
 pub mod review;
 pub mod run;
 pub mod sandbox;
-mod write;
+pub mod write;
 
 pub use run::{RunError, RunOptions, RunReport, Runner};

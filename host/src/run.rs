@@ -232,7 +232,7 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R 
 
 /// The directory of `file`, absolute (`.` for a bare file name).
 fn file_dir(file: &Path) -> PathBuf {
-    let dir = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = crate::write::parent_dir(file);
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 

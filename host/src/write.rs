@@ -3,8 +3,9 @@
 //! names one entry in it (`openat`, `renameat`), and none follows a symbolic link: an
 //! entry that is a symlink (a reviewed repository can commit one pointing at
 //! `~/.bashrc`) is refused with an error naming it, never written through, created at
-//! its target or replaced. [`write_json_atomically`] is the one atomic writer;
-//! [`open_in_place`] the one in-place writer; [`open_lock`] opens lock files.
+//! its target or replaced. [`write_atomically`] is the one atomic writer (the
+//! assertions file, a review's state, report files, cache entries); [`open_in_place`]
+//! the one in-place writer; [`open_lock`] opens lock files.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -89,7 +90,16 @@ pub(crate) fn open_in_place(dir: &File, name: &str, extra: OFlags) -> io::Result
     Ok(file)
 }
 
-/// Replaces the entry `name` of the directory `dir` with `value` as pretty JSON: a new
+/// Replaces the entry `name` of the directory `dir` with `value` as pretty JSON, two-space
+/// indented like the seed runner's `json.dump(data, f, indent=2)` ([`write_atomically`]).
+pub fn write_json_atomically(dir: impl AsFd, name: &OsStr, value: &Value) -> io::Result<()> {
+    write_atomically(dir, name, |out| {
+        serde_json::to_writer_pretty(&mut *out, value)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// Replaces the entry `name` of the directory `dir` with what `contents` writes: a new
 /// temporary file in `dir` (created with `O_EXCL | O_NOFOLLOW`), written, given the old
 /// file's permissions, fsynced, renamed over `name` within `dir`, and `dir` fsynced. A
 /// reader sees the old file or the new one, never a part; a crash leaves one of the two
@@ -101,14 +111,16 @@ pub(crate) fn open_in_place(dir: &File, name: &str, extra: OFlags) -> io::Result
 /// What is left between that last check and the rename is a swap of the directory
 /// entry: `renameat` replaces whatever entry `name` is then (a symlink planted in that
 /// instant is itself replaced), and never writes through it.
-pub fn write_json_atomically(dir: impl AsFd, name: &OsStr, value: &Value) -> io::Result<()> {
+pub fn write_atomically(
+    dir: impl AsFd,
+    name: &OsStr,
+    contents: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = dir.as_fd();
     let old = regular_file(dir, name)?;
     let temp = TempFile::create(dir, name)?;
     let mut out = BufWriter::new(&temp.file);
-    // Two-space indentation, like the seed runner's `json.dump(data, f, indent=2)`.
-    serde_json::to_writer_pretty(&mut out, value)?;
-    out.write_all(b"\n")?;
+    contents(&mut out)?;
     out.flush()?;
     drop(out);
     if let Some(old) = old {
@@ -190,7 +202,8 @@ pub(crate) fn open_parent(path: &Path) -> io::Result<(File, &OsStr)> {
     Ok((File::from(dir), name))
 }
 
-fn parent_dir(path: &Path) -> &Path {
+/// The directory `path` is in: its parent, or `.` for a bare file name.
+pub fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -67,6 +67,14 @@ pub fn write(format: Format, report: &RunReport, style: &TextStyle, out: &mut dy
     }
 }
 
+/// Writes the `format` report of `report` to the file `path` atomically: a reader (an
+/// upload step) never sees half of it, and a symlink at `path` is refused, never written
+/// through.
+pub fn write_file(format: Format, report: &RunReport, style: &TextStyle, path: &Path) -> io::Result<()> {
+    let (dir, name) = crate::write::open_parent(path)?;
+    crate::write::write_atomically(&dir, name, |out| write(format, report, style, out))
+}
+
 /// A place in the repository a result points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {

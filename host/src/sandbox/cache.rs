@@ -253,14 +253,16 @@ impl std::ops::Deref for Entry {
     }
 }
 
+/// Writes the entry at `path` (in `dir`) atomically, so a concurrent run reads the old
+/// entry or the new one, never a part.
 fn write_entry(key: &CacheKey, dir: &Path, path: &Path, payload: &[u8]) -> io::Result<()> {
-    let mut tmp = tempfile::Builder::new().prefix(".entry.").tempfile_in(dir)?;
-    tmp.write_all(MAGIC)?;
-    tmp.write_all(mac(key, path, payload).as_bytes())?;
-    tmp.write_all(payload)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let name = path.file_name().ok_or_else(|| io::Error::other(format!("{}: not an entry", path.display())))?;
+    let dir = std::fs::File::open(dir)?;
+    crate::write::write_atomically(&dir, name, |out| {
+        out.write_all(MAGIC)?;
+        out.write_all(mac(key, path, payload).as_bytes())?;
+        out.write_all(payload)
+    })
 }
 
 fn create_private_dir(dir: &Path) -> io::Result<()> {

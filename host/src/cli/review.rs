@@ -1,0 +1,100 @@
+//! `reviewhost review`: the review loop (`reviewhost::review`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use reviewhost::report::inert_lines;
+use reviewhost::sandbox::{Limits, parse_memory, parse_timeout};
+
+use crate::exit::Exit;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Each pass: analysts (read-only agents) review the repository and end their answers with an
+`## Assertions` JSON block; the assertions are checked, merged into the assertions file by
+id and run in the sandbox after an implementer agent works on the open findings; failures
+go to a fix-agent once, then the file is run again. The loop ends at Zero findings,
+Budget reached (--max-passes), Plateau or Divergence. Agents are programs named in a
+reviewhost.toml (see docs/review-loop.md); state, events and reports are in .reviewhost/.
+
+The configuration is --config PATH, else ~/.config/reviewhost/reviewhost.toml
+($REVIEWHOST_CONFIG_DIR); agent definitions are embedded, replaced by
+~/.config/reviewhost/agents/NAME.md. The reviewed repository's own reviewhost.toml and
+.reviewhost/agents/ name the commands run on this machine and the agents' tools, so they
+are read only with --trust-repo-config (or REVIEWHOST_TRUST_REPO_CONFIG=1).
+
+Examples:
+  reviewhost review --config ~/review/claude.toml
+  reviewhost review . --max-passes 3
+  reviewhost review --trust-repo-config --prompt-budget 200000
+
+After an aborted pass (exit 2): reviewhost review --resume
+
+Exit codes: 0 converged (every assertion passes), 1 stopped with failures,
+2 aborted (a failed agent call or an unusable answer; continue with --resume).")]
+pub struct ReviewArgs {
+    /// The repository to review.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Passes before the loop stops with "Budget reached".
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    max_passes: u32,
+    /// Continue the review in .reviewhost/ from the start of its unfinished pass.
+    #[arg(long)]
+    resume: bool,
+    /// The agent configuration [default: ~/.config/reviewhost/reviewhost.toml].
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Read the repository's own reviewhost.toml and .reviewhost/agents/: they choose the
+    /// commands run on this machine and the agents' tools. Only for a repository you trust.
+    #[arg(long, env = "REVIEWHOST_TRUST_REPO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
+    trust_repo_config: bool,
+    /// The assertions file, relative to PATH.
+    #[arg(long, default_value = ".claude/state/review-assertions.json")]
+    assertions: PathBuf,
+    /// Bytes an agent prompt may have; a larger one aborts the pass.
+    #[arg(long, default_value_t = reviewhost::review::prompt::DEFAULT_BUDGET)]
+    prompt_budget: usize,
+    /// Assertions evaluated at once [default: number of CPUs].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Time limit per assertion.
+    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
+    timeout: Duration,
+    /// Memory limit per assertion.
+    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
+    memory: u64,
+}
+
+pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
+    use reviewhost::review::{self, EndState, ReviewError, ReviewOptions, trust};
+    let setup = trust::load(&args.path, &trust::Sources::new(args.config, args.trust_repo_config))?;
+    for warning in &setup.warnings {
+        eprintln!("reviewhost: warning: {warning}");
+    }
+    setup.check_commands()?;
+    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
+    let runner = crate::runner::runner(limits, args.jobs, &args.path)?;
+    let options = ReviewOptions {
+        root: args.path,
+        assertions_file: args.assertions,
+        max_passes: args.max_passes,
+        resume: args.resume,
+        config: setup.config,
+        definitions: setup.definitions,
+        prompt_budget: args.prompt_budget,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match review::review(&runner, &options, &mut stdout) {
+        Ok(outcome) => {
+            let _ = writeln!(stdout, "Final report: {}", outcome.final_report.display());
+            Ok(Exit::clean_if(outcome.end == EndState::ZeroFindings))
+        }
+        Err(error @ ReviewError::Aborted { .. }) => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            Ok(Exit::CouldNotRun)
+        }
+        Err(error) => Err(error.into()),
+    }
+}

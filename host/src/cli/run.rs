@@ -1,0 +1,133 @@
+//! `reviewhost run`: the seed runner's job, sandboxed. Its exit code is decided here, at
+//! the end of [`run`]: 2 when the run could not be done (an error), else 1 when
+//! `--fail-on` counts an outcome, else 0.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::ArgAction;
+use reviewhost::RunOptions;
+use reviewhost::assertion::Status;
+use reviewhost::report::{self, Detail, Format, TextStyle};
+use reviewhost::run::Shard;
+use reviewhost::sandbox::{Limits, parse_memory, parse_timeout};
+
+use crate::exit::Exit;
+use crate::output::Reports;
+use crate::progress::Progress;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  reviewhost run                                   # .claude/state/review-assertions.json, root = .
+  reviewhost run examples/basic/assertions.json --root examples/basic
+  reviewhost run review.json --format json --no-write
+  reviewhost run review.json --format junit -o junit.xml --format sarif -o review.sarif
+  reviewhost run review.json --format github --fail-on fail --quiet
+  reviewhost run review.json --shard 2/3 --verbose
+  ASSERTIONS_FILE=review.json reviewhost run --jobs 4 --timeout 5s --memory 128MiB
+
+Formats: text (the seed's report), json, junit, sarif (2.1.0, for code scanning),
+github (text plus ::error/::warning annotations; appends a summary to
+$GITHUB_STEP_SUMMARY when set). Each --output PATH takes the --format before it.
+
+Exit codes: 0 all pass, 1 some fail or error (see --fail-on), 2 the run could not be done.")]
+pub struct RunArgs {
+    /// The assertions file [default: $ASSERTIONS_FILE, else .claude/state/review-assertions.json]
+    file: Option<PathBuf>,
+    /// The directory checks see, read-only, as `/`.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// Assertions evaluated at once [default: number of CPUs].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// A report format; repeat for several. Each goes to stdout, or to the --output that follows it.
+    #[arg(long, short = 'f', value_enum, action = ArgAction::Append)]
+    format: Vec<Format>,
+    /// Write the report of the --format before it to PATH (the terminal still gets the text report).
+    #[arg(long, short = 'o', value_name = "PATH", action = ArgAction::Append)]
+    output: Vec<PathBuf>,
+    /// Do not write status, failure_output and confidence back into the file.
+    #[arg(long)]
+    no_write: bool,
+    /// Time limit per assertion, e.g. 10s, 500ms.
+    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
+    timeout: Duration,
+    /// Memory limit per assertion, e.g. 256MiB, 1GiB.
+    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
+    memory: u64,
+    /// Run only shard K of N (1-based), for CI matrices; assertions are split by id.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Which outcomes make the exit code 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Any)]
+    fail_on: FailOn,
+    /// Print only the assertions that did not pass, and no progress bar.
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print whole messages, evidence and timings.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+/// `--fail-on`: what makes a run exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FailOn {
+    /// A `fail` or an `error` (an assertion that could not be evaluated).
+    Any,
+    /// Only a `fail`: errors are reported but do not fail the job.
+    Fail,
+    /// Nothing: report only (exit 2 still means the run could not be done).
+    Never,
+}
+
+/// Runs the file and reports; the exit code is decided at the end, by `--fail-on`.
+pub fn run(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
+    let reports = Reports::of(&args.format, &args.output, matches)?;
+    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
+    let runner = crate::runner::runner(limits, args.jobs, &args.root)?;
+    let options = RunOptions {
+        file: args.file.unwrap_or_else(reviewhost::run::default_file),
+        root: args.root,
+        write: !args.no_write,
+        shard: args.shard,
+    };
+    let detail = match (args.quiet, args.verbose) {
+        (true, _) => Detail::Quiet,
+        (_, true) => Detail::Verbose,
+        _ => Detail::Normal,
+    };
+    let progress = Progress::start(!args.quiet);
+    let report = runner.run_observed(&options, progress.observer());
+    progress.finish();
+    let report = report?;
+
+    let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
+    let mut stdout = std::io::stdout().lock();
+    let written =
+        report::write(reports.stdout, &report, &TextStyle { detail, color }, &mut stdout).and_then(|()| stdout.flush());
+    match written {
+        // A reader that went away (`| head`) is not a failed run.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.context("cannot write the report")?,
+    }
+    let plain = TextStyle { detail, color: false };
+    for (format, path) in &reports.files {
+        report::write_file(*format, &report, &plain, path)
+            .with_context(|| format!("cannot write the {} report to {}", format.name(), path.display()))?;
+    }
+    let github = reports.stdout == Format::Github || reports.files.iter().any(|(f, _)| *f == Format::Github);
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| github && !v.is_empty()) {
+        report::write_step_summary(&report, Path::new(&summary))
+            .with_context(|| format!("cannot append to $GITHUB_STEP_SUMMARY ({})", summary.to_string_lossy()))?;
+    }
+
+    let failing = report.results.iter().any(|(_, o)| match args.fail_on {
+        FailOn::Any => o.status != Status::Pass,
+        FailOn::Fail => o.status == Status::Fail,
+        FailOn::Never => false,
+    });
+    Ok(Exit::clean_if(!failing))
+}

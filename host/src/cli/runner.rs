@@ -1,0 +1,41 @@
+//! What every subcommand that runs checks sets up: the runner, its cache, its jobs.
+
+use std::path::Path;
+
+use reviewhost::Runner;
+use reviewhost::sandbox::{Cache, CacheKey, Limits, RootDir};
+
+/// A runner with `limits`, `jobs` threads (default: one per CPU) and the cache, for
+/// checks of the tree at `root`.
+pub fn runner(limits: Limits, jobs: Option<usize>, root: &Path) -> anyhow::Result<Runner> {
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    Ok(Runner::new(limits, jobs, cache(root))?)
+}
+
+/// The compiled-component cache, or none (with a warning) when it cannot be trusted:
+/// a cache or key that lies inside `root` (the repository under review could ship
+/// entries there) is never used.
+fn cache(root: &Path) -> Option<Cache> {
+    let (dir, key) = (Cache::default_dir()?, CacheKey::default_path()?);
+    let opened = || -> Result<Cache, String> {
+        let root = RootDir::new(root).map_err(|e| format!("{}: {e}", root.display()))?;
+        for (what, path) in [("directory", &dir), ("key", &key)] {
+            if root.contains(path) {
+                return Err(format!(
+                    "its {what} {} is inside the reviewed root {}, where the repository could plant entries",
+                    path.display(),
+                    root.path().display()
+                ));
+            }
+        }
+        let key = CacheKey::load_or_create(&key).map_err(|e| e.to_string())?;
+        Cache::open(&dir, key).map_err(|e| e.to_string())
+    };
+    match opened() {
+        Ok(cache) => Some(cache),
+        Err(e) => {
+            eprintln!("reviewhost: warning: not using the compiled-component cache: {e}");
+            None
+        }
+    }
+}
