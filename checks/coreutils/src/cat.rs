@@ -2,27 +2,27 @@
 //!
 //! GNU coreutils 9.x under `LC_ALL=C.UTF-8`.
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, err, parse_opts, read_operand, usage};
+use crate::common::{err, parse_opts, read_operand, usage};
 
 const CAT_NUMBER_WIDTH: usize = 6;
 
 /// `cat [-nbsEAvTet] [FILE...]`.
 pub fn cat(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "",
-        flags: "nbsEAvTetu",
-        long: &[
-            ("number", 'n', false),
-            ("number-nonblank", 'b', false),
-            ("squeeze-blank", 's', false),
-            ("show-ends", 'E', false),
-            ("show-all", 'A', false),
-            ("show-nonprinting", 'v', false),
-            ("show-tabs", 'T', false),
+    const SPEC: Spec = Spec::gnu(
+        "nbsEAvTetu",
+        &[
+            Long::short("number", 'n', HasArg::No),
+            Long::short("number-nonblank", 'b', HasArg::No),
+            Long::short("squeeze-blank", 's', HasArg::No),
+            Long::short("show-ends", 'E', HasArg::No),
+            Long::short("show-all", 'A', HasArg::No),
+            Long::short("show-nonprinting", 'v', HasArg::No),
+            Long::short("show-tabs", 'T', HasArg::No),
         ],
-    };
+    );
     let p = match parse_opts("cat", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),

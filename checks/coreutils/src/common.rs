@@ -1,27 +1,18 @@
-//! What the tools share: GNU-style option parsing (clustered short options, options after
-//! operands, `--`, long options with unambiguous prefixes), reading an input file with the
-//! special-file guard, and the wording of I/O errors.
+//! What the tools share: the GNU option rules (read by `reviewhost_tool::getopt`) with
+//! GNU's error lines, reading an input file with the special-file guard, and the wording
+//! of I/O errors.
 //!
 //! Left out: environment-driven behaviour (`POSIXLY_CORRECT` stopping option parsing at the
 //! first operand), since the sandbox has no environment to speak of.
 
 use std::path::Path;
 
+use reviewhost_tool::getopt::{Item, Name, Parser, Spec};
 use reviewhost_tool::{Ctx, Io};
 
 /// Largest input a tool reads into memory. The sandbox caps memory anyway; this turns a
 /// runaway read into a clean error instead of a trap.
 pub(crate) const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
-
-/// Which options a tool accepts.
-pub(crate) struct OptSpec {
-    /// Short options that take a value (`n` for `-n 5`, `-n5`).
-    pub with_value: &'static str,
-    /// Short options without a value.
-    pub flags: &'static str,
-    /// Long options: name, the short option (or private code) it stands for, takes a value.
-    pub long: &'static [(&'static str, char, bool)],
-}
 
 /// Parsed command line: options in order, and operands.
 pub(crate) struct Parsed {
@@ -29,80 +20,22 @@ pub(crate) struct Parsed {
     pub operands: Vec<String>,
 }
 
-/// Parse `args` the way getopt_long does with permutation. On error, returns the message
-/// GNU prints (including the `Try ... --help` line).
-pub(crate) fn parse_opts(tool: &str, args: &[String], spec: &OptSpec) -> Result<Parsed, String> {
-    let try_help = format!("Try '{tool} --help' for more information.\n");
-    let mut opts = Vec::new();
-    let mut operands = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if arg == "--" {
-            operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let exact = spec.long.iter().find(|(l, _, _)| *l == name);
-            let candidates: Vec<_> = spec.long.iter().filter(|(l, _, _)| l.starts_with(name)).collect();
-            let found = match (exact, candidates.as_slice()) {
-                (Some(e), _) => e,
-                (None, [one]) => *one,
-                (None, []) => return Err(format!("{tool}: unrecognized option '{arg}'\n{try_help}")),
-                (None, _) => return Err(format!("{tool}: option '{arg}' is ambiguous\n{try_help}")),
-            };
-            let (lname, code, takes) = *found;
-            if takes {
-                let value = match inline {
-                    Some(v) => v,
-                    None if i < args.len() => {
-                        i += 1;
-                        args[i - 1].clone()
-                    }
-                    None => return Err(format!("{tool}: option '--{lname}' requires an argument\n{try_help}")),
-                };
-                opts.push((code, Some(value)));
-            } else if inline.is_some() {
-                return Err(format!("{tool}: option '--{lname}' doesn't allow an argument\n{try_help}"));
-            } else {
-                opts.push((code, None));
-            }
-            continue;
-        }
-        if arg.len() < 2 || !arg.starts_with('-') {
-            operands.push(arg.clone());
-            continue;
-        }
-        let cluster: Vec<char> = arg[1..].chars().collect();
-        let mut j = 0;
-        while j < cluster.len() {
-            let c = cluster[j];
-            j += 1;
-            if spec.with_value.contains(c) {
-                let rest: String = cluster[j..].iter().collect();
-                let value = if !rest.is_empty() {
-                    rest
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(format!("{tool}: option requires an argument -- '{c}'\n{try_help}"));
-                };
-                opts.push((c, Some(value)));
-                break;
-            } else if spec.flags.contains(c) {
-                opts.push((c, None));
-            } else {
-                return Err(format!("{tool}: invalid option -- '{c}'\n{try_help}"));
-            }
+/// Parse `args` by `spec` (GNU rules, [`Spec::gnu`]). Long options are reported by
+/// their letter: the specs give each one a short option or a private code
+/// ([`Long::short`](reviewhost_tool::getopt::Long::short)). On error, returns the
+/// message GNU prints (including the `Try ... --help` line).
+pub(crate) fn parse_opts(tool: &str, args: &[String], spec: &Spec) -> Result<Parsed, String> {
+    let mut parsed = Parsed { opts: Vec::new(), operands: Vec::new() };
+    for item in Parser::new(spec, args) {
+        let error =
+            |message: &dyn std::fmt::Display| format!("{tool}: {message}\nTry '{tool} --help' for more information.\n");
+        match item.map_err(|e| error(&e))? {
+            Item::Opt(Name::Short(c), value) => parsed.opts.push((c, value)),
+            Item::Opt(Name::Long(name), _) => return Err(error(&format!("option '--{name}' has no letter"))),
+            Item::Operand(operand) => parsed.operands.push(operand),
         }
     }
-    Ok(Parsed { opts, operands })
+    Ok(parsed)
 }
 
 pub(crate) use reviewhost_tool::io_message as io_msg;

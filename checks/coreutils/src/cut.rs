@@ -2,9 +2,10 @@
 //!
 //! GNU coreutils 9.x under `LC_ALL=C.UTF-8`.
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, err, parse_opts, read_operand, split_lines, usage, usage_try};
+use crate::common::{err, parse_opts, read_operand, split_lines, usage, usage_try};
 
 /// A list of 1-based inclusive ranges (`usize::MAX` for an open end).
 fn parse_list(list: &str, fields: bool) -> Result<Vec<(usize, usize)>, String> {
@@ -55,20 +56,19 @@ fn in_list(list: &[(usize, usize)], n: usize) -> bool {
 pub fn cut(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     const OUTPUT_DELIM: char = '\u{1}';
     const COMPLEMENT: char = '\u{2}';
-    const SPEC: OptSpec = OptSpec {
-        with_value: "bcfd",
-        flags: "snz",
-        long: &[
-            ("bytes", 'b', true),
-            ("characters", 'c', true),
-            ("fields", 'f', true),
-            ("delimiter", 'd', true),
-            ("only-delimited", 's', false),
-            ("zero-terminated", 'z', false),
-            ("output-delimiter", OUTPUT_DELIM, true),
-            ("complement", COMPLEMENT, false),
+    const SPEC: Spec = Spec::gnu(
+        "b:c:f:d:snz",
+        &[
+            Long::short("bytes", 'b', HasArg::Required),
+            Long::short("characters", 'c', HasArg::Required),
+            Long::short("fields", 'f', HasArg::Required),
+            Long::short("delimiter", 'd', HasArg::Required),
+            Long::short("only-delimited", 's', HasArg::No),
+            Long::short("zero-terminated", 'z', HasArg::No),
+            Long::short("output-delimiter", OUTPUT_DELIM, HasArg::Required),
+            Long::short("complement", COMPLEMENT, HasArg::No),
         ],
-    };
+    );
     let p = match parse_opts("cut", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),

@@ -4,9 +4,10 @@
 //!
 //! Left out on purpose: `tail -f` (it waits for input that never ends).
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, ReadError, err, parse_opts, read_operand, usage};
+use crate::common::{ReadError, err, parse_opts, read_operand, usage};
 
 /// Default count of `head` and `tail`.
 const DEFAULT_LINES: u64 = 10;
@@ -63,19 +64,18 @@ struct HeadTail {
 /// Parse `head`/`tail` arguments, including the obsolete `-5` form. `tool` is the name,
 /// `other_end` the sign that counts from the other end (`-` for head, `+` for tail).
 fn parse_head_tail(tool: &str, args: &[String], other_end: char, io: &mut Io) -> Result<HeadTail, i32> {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "nc",
-        flags: "qvzf",
-        long: &[
-            ("lines", 'n', true),
-            ("bytes", 'c', true),
-            ("quiet", 'q', false),
-            ("silent", 'q', false),
-            ("verbose", 'v', false),
-            ("zero-terminated", 'z', false),
-            ("follow", 'f', false),
+    const SPEC: Spec = Spec::gnu(
+        "n:c:qvzf",
+        &[
+            Long::short("lines", 'n', HasArg::Required),
+            Long::short("bytes", 'c', HasArg::Required),
+            Long::short("quiet", 'q', HasArg::No),
+            Long::short("silent", 'q', HasArg::No),
+            Long::short("verbose", 'v', HasArg::No),
+            Long::short("zero-terminated", 'z', HasArg::No),
+            Long::short("follow", 'f', HasArg::No),
         ],
-    };
+    );
     let mut args: Vec<String> = args.to_vec();
     // Obsolete `-N` (and tail's `+N`) as the first argument.
     if let Some(first) = args.first() {

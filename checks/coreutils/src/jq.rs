@@ -18,6 +18,7 @@ use jaq_core::{Compiler, DataT, Lut, Vars, data::HasLut, native};
 use jaq_json::Val;
 use jaq_json::write::Pp;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
+use reviewhost_tool::getopt::{HasArg, Item, Long, Name, Order, Parser, Spec};
 use reviewhost_tool::{Ctx, Io};
 
 use crate::common::{ReadError, read_operand};
@@ -110,78 +111,109 @@ fn usage_error(io: &mut Io, msg: &str) -> i32 {
     EXIT_USAGE
 }
 
+/// jq's options. Those with arguments (`-f`, `--arg NAME VALUE`, ...) are declared
+/// without one and take the next arguments themselves, as jq does: `-fr FILE` reads
+/// `FILE` and goes on with `-r`, and `--indent=3` is an unknown argument.
+const SPEC: Spec = Spec {
+    short: "rjcensRSCMf",
+    long: &[
+        Long::short("raw-output", 'r', HasArg::No),
+        Long::short("join-output", 'j', HasArg::No),
+        Long::short("compact-output", 'c', HasArg::No),
+        Long::short("exit-status", 'e', HasArg::No),
+        Long::short("null-input", 'n', HasArg::No),
+        Long::short("slurp", 's', HasArg::No),
+        Long::short("raw-input", 'R', HasArg::No),
+        Long::short("sort-keys", 'S', HasArg::No),
+        Long::short("color-output", 'C', HasArg::No),
+        Long::short("monochrome-output", 'M', HasArg::No),
+        Long::new("tab", HasArg::No),
+        Long::new("args", HasArg::No),
+        Long::new("jsonargs", HasArg::No),
+        Long::new("indent", HasArg::No),
+        Long::new("arg", HasArg::No),
+        Long::new("argjson", HasArg::No),
+        Long::new("slurpfile", HasArg::No),
+        Long::new("rawfile", HasArg::No),
+        Long::new("from-file", HasArg::No),
+    ],
+    order: Order::Permute,
+    abbreviations: false,
+    short_equals: false,
+};
+
 /// Parse jq's command line; `Err` carries the exit status (message already written).
 fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
     let mut o = Opts::default();
-    let mut i = 0;
     // After `--args`/`--jsonargs`, operands after the filter are positional values.
     let mut positional_mode: Option<bool> = None;
-    let mut only_operands = false;
-    let take = |i: &mut usize, n: usize, opt: &str, io: &mut Io| -> Result<Vec<String>, i32> {
-        if *i + n > args.len() {
+    let mut parser = Parser::new(&SPEC, args);
+    let take = |parser: &mut Parser, n: usize, opt: &str, io: &mut Io| -> Result<Vec<String>, i32> {
+        let Some(v) = parser.values(n) else {
             let what = if n == 1 { "an argument" } else { "two arguments" };
             return Err(usage_error(io, &format!("{opt} takes {what}")));
-        }
-        let v = args[*i..*i + n].to_vec();
-        *i += n;
-        Ok(v)
+        };
+        Ok(v.to_vec())
     };
-    while i < args.len() {
-        let a = args[i].clone();
-        i += 1;
-        let is_opt = !only_operands && a.starts_with('-') && a.len() > 1;
-        if !is_opt {
-            if o.filter.is_none() && o.filter_file.is_none() {
-                o.filter = Some(a);
-            } else if let Some(json) = positional_mode {
-                if json {
-                    match jaq_json::read::parse_single(a.as_bytes()) {
-                        Ok(v) => o.positional.push(v),
-                        Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --jsonargs")),
+    while let Some(item) = parser.next() {
+        let item = match item {
+            Ok(item) => item,
+            Err(e) => return Err(usage_error(io, &format!("Unknown arguments: {}", e.arg))),
+        };
+        let name = match item {
+            Item::Operand(a) => {
+                if o.filter.is_none() && o.filter_file.is_none() {
+                    o.filter = Some(a);
+                } else if let Some(json) = positional_mode {
+                    if json {
+                        match jaq_json::read::parse_single(a.as_bytes()) {
+                            Ok(v) => o.positional.push(v),
+                            Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --jsonargs")),
+                        }
+                    } else {
+                        o.positional.push(Val::from(a));
                     }
                 } else {
-                    o.positional.push(Val::from(a));
+                    o.files.push(a);
                 }
-            } else {
-                o.files.push(a);
+                continue;
             }
-            continue;
-        }
-        match a.as_str() {
-            "--" => only_operands = true,
-            "--raw-output" => o.raw = true,
-            "--join-output" => (o.raw, o.join) = (true, true),
-            "--compact-output" => o.compact = true,
-            "--exit-status" => o.exit_status = true,
-            "--null-input" => o.null_input = true,
-            "--slurp" => o.slurp = true,
-            "--raw-input" => o.raw_input = true,
-            "--sort-keys" => o.sort_keys = true,
-            "--tab" => o.tab = true,
-            "--color-output" | "--monochrome-output" => {}
-            "--args" => positional_mode = Some(false),
-            "--jsonargs" => positional_mode = Some(true),
-            "--indent" => {
-                let v = take(&mut i, 1, "--indent", io)?;
+            Item::Opt(name, _) => name,
+        };
+        match name {
+            Name::Short('r') => o.raw = true,
+            Name::Short('j') => (o.raw, o.join) = (true, true),
+            Name::Short('c') => o.compact = true,
+            Name::Short('e') => o.exit_status = true,
+            Name::Short('n') => o.null_input = true,
+            Name::Short('s') => o.slurp = true,
+            Name::Short('R') => o.raw_input = true,
+            Name::Short('S') => o.sort_keys = true,
+            Name::Short('C' | 'M') => {}
+            Name::Long("tab") => o.tab = true,
+            Name::Long("args") => positional_mode = Some(false),
+            Name::Long("jsonargs") => positional_mode = Some(true),
+            Name::Long("indent") => {
+                let v = take(&mut parser, 1, "--indent", io)?;
                 match v[0].parse::<usize>() {
                     Ok(n) if n <= MAX_INDENT => o.indent = Some(n),
                     Ok(_) => return Err(usage_error(io, "Cannot indent more than 7 characters")),
                     Err(_) => return Err(usage_error(io, "--indent takes a number")),
                 }
             }
-            "--arg" => {
-                let v = take(&mut i, 2, "--arg", io)?;
+            Name::Long("arg") => {
+                let v = take(&mut parser, 2, "--arg", io)?;
                 o.named.push((v[0].clone(), Val::from(v[1].clone())));
             }
-            "--argjson" => {
-                let v = take(&mut i, 2, "--argjson", io)?;
+            Name::Long("argjson") => {
+                let v = take(&mut parser, 2, "--argjson", io)?;
                 match jaq_json::read::parse_single(v[1].as_bytes()) {
                     Ok(val) => o.named.push((v[0].clone(), val)),
                     Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --argjson")),
                 }
             }
-            "--slurpfile" | "--rawfile" => {
-                let v = take(&mut i, 2, &a, io)?;
+            Name::Long(long @ ("slurpfile" | "rawfile")) => {
+                let v = take(&mut parser, 2, &format!("--{long}"), io)?;
                 let data = match read_operand(&v[1], ctx, io) {
                     Ok(d) => d,
                     Err(e) => {
@@ -189,7 +221,7 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
                         return Err(usage_error(io, &msg));
                     }
                 };
-                let val = if a == "--rawfile" {
+                let val = if long == "rawfile" {
                     Val::from(String::from_utf8_lossy(&data).into_owned())
                 } else {
                     match jaq_json::read::parse_many(&data).collect::<Result<Vec<_>, _>>() {
@@ -199,39 +231,15 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
                 };
                 o.named.push((v[0].clone(), val));
             }
-            "--from-file" => {
-                let v = take(&mut i, 1, &a, io)?;
+            Name::Short('f') | Name::Long("from-file") => {
+                let opt = if name == Name::Short('f') { "-f" } else { "--from-file" };
+                let v = take(&mut parser, 1, opt, io)?;
                 o.filter_file = Some(v[0].clone());
                 if let Some(f) = o.filter.take() {
                     o.files.push(f);
                 }
             }
-            long if long.starts_with("--") => {
-                return Err(usage_error(io, &format!("Unknown arguments: {long}")));
-            }
-            short => {
-                for c in short[1..].chars() {
-                    match c {
-                        'r' => o.raw = true,
-                        'j' => (o.raw, o.join) = (true, true),
-                        'c' => o.compact = true,
-                        'e' => o.exit_status = true,
-                        'n' => o.null_input = true,
-                        's' => o.slurp = true,
-                        'R' => o.raw_input = true,
-                        'S' => o.sort_keys = true,
-                        'C' | 'M' => {}
-                        'f' => {
-                            let v = take(&mut i, 1, "-f", io)?;
-                            o.filter_file = Some(v[0].clone());
-                            if let Some(f) = o.filter.take() {
-                                o.files.push(f);
-                            }
-                        }
-                        _ => return Err(usage_error(io, &format!("Unknown arguments: {short}"))),
-                    }
-                }
-            }
+            _ => {}
         }
     }
     Ok(o)

@@ -9,9 +9,10 @@ use std::fs::{self, Metadata};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 
-use crate::common::{OptSpec, err, io_msg, parse_opts, usage};
+use crate::common::{err, io_msg, parse_opts, usage};
 
 /// `ls` exit status for a minor problem (an unreadable subdirectory during `-R`).
 const LS_MINOR: i32 = 1;
@@ -61,19 +62,18 @@ impl LsOpts {
 
 /// `ls [-aAdlrRFp1tSU] [FILE...]`.
 pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "",
-        flags: "aAdlrRFp1tSUhC",
-        long: &[
-            ("all", 'a', false),
-            ("almost-all", 'A', false),
-            ("directory", 'd', false),
-            ("recursive", 'R', false),
-            ("reverse", 'r', false),
-            ("classify", 'F', false),
-            ("human-readable", 'h', false),
+    const SPEC: Spec = Spec::gnu(
+        "aAdlrRFp1tSUhC",
+        &[
+            Long::short("all", 'a', HasArg::No),
+            Long::short("almost-all", 'A', HasArg::No),
+            Long::short("directory", 'd', HasArg::No),
+            Long::short("recursive", 'R', HasArg::No),
+            Long::short("reverse", 'r', HasArg::No),
+            Long::short("classify", 'F', HasArg::No),
+            Long::short("human-readable", 'h', HasArg::No),
         ],
-    };
+    );
     let p = match parse_opts("ls", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, EXIT_TROUBLE),

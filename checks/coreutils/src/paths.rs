@@ -1,8 +1,9 @@
 //! `basename` and `dirname`, as GNU coreutils 9.x.
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, parse_opts, usage, usage_try};
+use crate::common::{parse_opts, usage, usage_try};
 
 /// The last component of `name`, trailing slashes ignored, as `basename` prints it.
 fn base_of(name: &str) -> String {
@@ -18,11 +19,14 @@ fn base_of(name: &str) -> String {
 
 /// `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`.
 pub fn basename(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "s",
-        flags: "az",
-        long: &[("multiple", 'a', false), ("suffix", 's', true), ("zero", 'z', false)],
-    };
+    const SPEC: Spec = Spec::gnu(
+        "s:az",
+        &[
+            Long::short("multiple", 'a', HasArg::No),
+            Long::short("suffix", 's', HasArg::Required),
+            Long::short("zero", 'z', HasArg::No),
+        ],
+    );
     let p = match parse_opts("basename", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),
@@ -69,7 +73,7 @@ pub fn basename(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
 
 /// `dirname NAME...`.
 pub fn dirname(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec { with_value: "", flags: "z", long: &[("zero", 'z', false)] };
+    const SPEC: Spec = Spec::gnu("z", &[Long::short("zero", 'z', HasArg::No)]);
     let p = match parse_opts("dirname", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),

@@ -8,9 +8,10 @@
 
 use std::cmp::Ordering;
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, ReadError, err, is_blank, parse_opts, read_operand, split_lines, usage};
+use crate::common::{ReadError, err, is_blank, parse_opts, read_operand, split_lines, usage};
 
 /// How one key (or the whole line) compares.
 #[derive(Clone, Copy, Default, PartialEq)]
@@ -393,31 +394,30 @@ fn parse_key(spec: &str) -> Result<Key, String> {
 
 /// `sort [-bdfghinrVsuz] [-k KEY]... [-t SEP] [-c] [FILE...]`.
 pub fn sort(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "ktoST",
-        flags: "bdfghinrVsuzcCm",
-        long: &[
-            ("key", 'k', true),
-            ("field-separator", 't', true),
-            ("output", 'o', true),
-            ("ignore-leading-blanks", 'b', false),
-            ("dictionary-order", 'd', false),
-            ("ignore-case", 'f', false),
-            ("general-numeric-sort", 'g', false),
-            ("human-numeric-sort", 'h', false),
-            ("ignore-nonprinting", 'i', false),
-            ("numeric-sort", 'n', false),
-            ("reverse", 'r', false),
-            ("version-sort", 'V', false),
-            ("stable", 's', false),
-            ("unique", 'u', false),
-            ("zero-terminated", 'z', false),
-            ("check", 'c', false),
-            ("merge", 'm', false),
-            ("buffer-size", 'S', true),
-            ("temporary-directory", 'T', true),
+    const SPEC: Spec = Spec::gnu(
+        "k:t:o:S:T:bdfghinrVsuzcCm",
+        &[
+            Long::short("key", 'k', HasArg::Required),
+            Long::short("field-separator", 't', HasArg::Required),
+            Long::short("output", 'o', HasArg::Required),
+            Long::short("ignore-leading-blanks", 'b', HasArg::No),
+            Long::short("dictionary-order", 'd', HasArg::No),
+            Long::short("ignore-case", 'f', HasArg::No),
+            Long::short("general-numeric-sort", 'g', HasArg::No),
+            Long::short("human-numeric-sort", 'h', HasArg::No),
+            Long::short("ignore-nonprinting", 'i', HasArg::No),
+            Long::short("numeric-sort", 'n', HasArg::No),
+            Long::short("reverse", 'r', HasArg::No),
+            Long::short("version-sort", 'V', HasArg::No),
+            Long::short("stable", 's', HasArg::No),
+            Long::short("unique", 'u', HasArg::No),
+            Long::short("zero-terminated", 'z', HasArg::No),
+            Long::short("check", 'c', HasArg::No),
+            Long::short("merge", 'm', HasArg::No),
+            Long::short("buffer-size", 'S', HasArg::Required),
+            Long::short("temporary-directory", 'T', HasArg::Required),
         ],
-    };
+    );
     let p = match parse_opts("sort", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 2),

@@ -2,9 +2,10 @@
 //!
 //! GNU coreutils 9.x under `LC_ALL=C.UTF-8`.
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, err, parse_opts, usage, usage_try};
+use crate::common::{err, parse_opts, usage, usage_try};
 
 /// One element of a parsed `tr` set.
 enum SetItem {
@@ -174,16 +175,15 @@ fn tr_expand(items: &[SetItem], fill_to: usize) -> Vec<u8> {
 
 /// `tr [-cdst] SET1 [SET2]`, on bytes.
 pub fn tr(args: &[String], _ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "",
-        flags: "cCdst",
-        long: &[
-            ("complement", 'c', false),
-            ("delete", 'd', false),
-            ("squeeze-repeats", 's', false),
-            ("truncate-set1", 't', false),
+    const SPEC: Spec = Spec::gnu(
+        "cCdst",
+        &[
+            Long::short("complement", 'c', HasArg::No),
+            Long::short("delete", 'd', HasArg::No),
+            Long::short("squeeze-repeats", 's', HasArg::No),
+            Long::short("truncate-set1", 't', HasArg::No),
         ],
-    };
+    );
     let p = match parse_opts("tr", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),

@@ -4,30 +4,30 @@
 //!
 //! Left out on purpose: the OUTPUT operand (it writes a file).
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, ReadError, err, is_blank, parse_opts, read_operand, split_lines, usage, usage_try};
+use crate::common::{ReadError, err, is_blank, parse_opts, read_operand, split_lines, usage, usage_try};
 
 /// `uniq -c`'s width, fixed by GNU's format (`%7d `).
 const UNIQ_COUNT_WIDTH: usize = 7;
 
 /// `uniq [-cdDuiz] [-f N] [-s N] [-w N] [INPUT]`.
 pub fn uniq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "fsw",
-        flags: "cdDuiz",
-        long: &[
-            ("count", 'c', false),
-            ("repeated", 'd', false),
-            ("all-repeated", 'D', false),
-            ("unique", 'u', false),
-            ("ignore-case", 'i', false),
-            ("zero-terminated", 'z', false),
-            ("skip-fields", 'f', true),
-            ("skip-chars", 's', true),
-            ("check-chars", 'w', true),
+    const SPEC: Spec = Spec::gnu(
+        "f:s:w:cdDuiz",
+        &[
+            Long::short("count", 'c', HasArg::No),
+            Long::short("repeated", 'd', HasArg::No),
+            Long::short("all-repeated", 'D', HasArg::No),
+            Long::short("unique", 'u', HasArg::No),
+            Long::short("ignore-case", 'i', HasArg::No),
+            Long::short("zero-terminated", 'z', HasArg::No),
+            Long::short("skip-fields", 'f', HasArg::Required),
+            Long::short("skip-chars", 's', HasArg::Required),
+            Long::short("check-chars", 'w', HasArg::Required),
         ],
-    };
+    );
     let p = match parse_opts("uniq", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),

@@ -5,9 +5,10 @@
 //! `wc` treats stdin as a pipe for its column width (the shell hands programs stdin as
 //! bytes, so `wc < file` pads like `cat file | wc`).
 
+use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{OptSpec, ReadError, err, parse_opts, read_operand, usage};
+use crate::common::{ReadError, err, parse_opts, read_operand, usage};
 
 /// Minimum `wc` column width when an input is not a regular file (GNU's constant).
 const WC_MIN_PIPE_WIDTH: usize = 7;
@@ -58,17 +59,16 @@ fn wc_count(data: &[u8]) -> WcCounts {
 
 /// `wc [-lwcmL] [FILE...]`, with GNU's column width rules.
 pub fn wc(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
-    const SPEC: OptSpec = OptSpec {
-        with_value: "",
-        flags: "lwcmL",
-        long: &[
-            ("lines", 'l', false),
-            ("words", 'w', false),
-            ("bytes", 'c', false),
-            ("chars", 'm', false),
-            ("max-line-length", 'L', false),
+    const SPEC: Spec = Spec::gnu(
+        "lwcmL",
+        &[
+            Long::short("lines", 'l', HasArg::No),
+            Long::short("words", 'w', HasArg::No),
+            Long::short("bytes", 'c', HasArg::No),
+            Long::short("chars", 'm', HasArg::No),
+            Long::short("max-line-length", 'L', HasArg::No),
         ],
-    };
+    );
     let p = match parse_opts("wc", args, &SPEC) {
         Ok(p) => p,
         Err(m) => return usage(io, &m, 1),

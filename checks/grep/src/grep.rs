@@ -13,6 +13,7 @@
 
 use crate::search::{self, LineOpts, Matcher, Shared};
 use crate::translate::{self, Syntax};
+use reviewhost_tool::getopt::{self, ErrorKind, HasArg, Item, Long, Name, Parser, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 use std::fs;
 
@@ -59,12 +60,21 @@ pub enum ListFiles {
     NonMatching,
 }
 
+/// Where patterns come from, in command-line order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternSource {
+    /// `-e PATTERNS`, or the first operand: one pattern a line.
+    Literal(String),
+    /// `-f FILE`: one pattern a line of the file (`-`: stdin); an empty file has none.
+    File(String),
+}
+
 /// The parsed command line.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub syntax: PatternSyntax,
-    /// Patterns from `-e` and `-f`, in order (each may still contain newlines).
-    pub patterns: Vec<String>,
+    /// Patterns from `-e` and `-f`, in order.
+    pub patterns: Vec<PatternSource>,
     /// Whether `-e` or `-f` was given (otherwise the first operand is the pattern).
     pub pattern_given: bool,
     pub ignore_case: bool,
@@ -115,254 +125,158 @@ impl UsageError {
     }
 }
 
-/// Long options: name and whether it takes an argument (`Some(true)` required,
-/// `Some(false)` optional, `None` none).
-const LONG_OPTIONS: &[(&str, Option<bool>)] = &[
-    ("after-context", Some(true)),
-    ("basic-regexp", None),
-    ("before-context", Some(true)),
-    ("binary-files", Some(true)),
-    ("byte-offset", None),
-    ("color", Some(false)),
-    ("colour", Some(false)),
-    ("context", Some(true)),
-    ("count", None),
-    ("dereference-recursive", None),
-    ("devices", Some(true)),
-    ("directories", Some(true)),
-    ("exclude", Some(true)),
-    ("exclude-dir", Some(true)),
-    ("extended-regexp", None),
-    ("file", Some(true)),
-    ("files-with-matches", None),
-    ("files-without-match", None),
-    ("fixed-strings", None),
-    ("help", None),
-    ("ignore-case", None),
-    ("include", Some(true)),
-    ("initial-tab", None),
-    ("invert-match", None),
-    ("label", Some(true)),
-    ("line-buffered", None),
-    ("line-number", None),
-    ("line-regexp", None),
-    ("max-count", Some(true)),
-    ("no-filename", None),
-    ("no-group-separator", None),
-    ("no-ignore-case", None),
-    ("no-messages", None),
-    ("null", None),
-    ("only-matching", None),
-    ("perl-regexp", None),
-    ("quiet", None),
-    ("recursive", None),
-    ("regexp", Some(true)),
-    ("silent", None),
-    ("text", None),
-    ("version", None),
-    ("with-filename", None),
-    ("word-regexp", None),
-];
-
-/// Short options that take an argument.
-const SHORT_WITH_ARG: &str = "ABCDdefmX";
+/// grep's options: GNU grep 3.8's, in its order of long names (which the message for an
+/// ambiguous abbreviation lists). `-X` (GNU's undocumented matcher choice) takes its
+/// argument and is then refused, as an invalid option.
+const SPEC: Spec = Spec::gnu(
+    "0123456789A:B:C:D:d:e:f:m:X:EFGPiyvclLnbHhoqswxrRaIZUTuVz",
+    &[
+        Long::short("after-context", 'A', HasArg::Required),
+        Long::short("basic-regexp", 'G', HasArg::No),
+        Long::short("before-context", 'B', HasArg::Required),
+        Long::new("binary-files", HasArg::Required),
+        Long::short("byte-offset", 'b', HasArg::No),
+        Long::new("color", HasArg::Optional),
+        Long::alias("colour", "color", HasArg::Optional),
+        Long::short("context", 'C', HasArg::Required),
+        Long::short("count", 'c', HasArg::No),
+        Long::short("dereference-recursive", 'R', HasArg::No),
+        Long::short("devices", 'D', HasArg::Required),
+        Long::short("directories", 'd', HasArg::Required),
+        Long::new("exclude", HasArg::Required),
+        Long::new("exclude-dir", HasArg::Required),
+        Long::short("extended-regexp", 'E', HasArg::No),
+        Long::short("file", 'f', HasArg::Required),
+        Long::short("files-with-matches", 'l', HasArg::No),
+        Long::short("files-without-match", 'L', HasArg::No),
+        Long::short("fixed-strings", 'F', HasArg::No),
+        Long::new("help", HasArg::No),
+        Long::short("ignore-case", 'i', HasArg::No),
+        Long::new("include", HasArg::Required),
+        Long::short("initial-tab", 'T', HasArg::No),
+        Long::short("invert-match", 'v', HasArg::No),
+        Long::new("label", HasArg::Required),
+        Long::new("line-buffered", HasArg::No),
+        Long::short("line-number", 'n', HasArg::No),
+        Long::short("line-regexp", 'x', HasArg::No),
+        Long::short("max-count", 'm', HasArg::Required),
+        Long::short("no-filename", 'h', HasArg::No),
+        Long::new("no-group-separator", HasArg::No),
+        Long::new("no-ignore-case", HasArg::No),
+        Long::short("no-messages", 's', HasArg::No),
+        Long::short("null", 'Z', HasArg::No),
+        Long::short("only-matching", 'o', HasArg::No),
+        Long::short("perl-regexp", 'P', HasArg::No),
+        Long::short("quiet", 'q', HasArg::No),
+        Long::short("recursive", 'r', HasArg::No),
+        Long::short("regexp", 'e', HasArg::Required),
+        Long::short("silent", 'q', HasArg::No),
+        Long::short("text", 'a', HasArg::No),
+        Long::short("version", 'V', HasArg::No),
+        Long::short("with-filename", 'H', HasArg::No),
+        Long::short("word-regexp", 'w', HasArg::No),
+    ],
+);
 
 /// Parses grep's arguments with GNU getopt_long's rules: options may follow operands,
 /// `--` ends options, short options cluster (`-rnE`, `-m1`, `-eFOO`), long options take
-/// `=VALUE` or the next argument and may be abbreviated to a unique prefix.
+/// `=VALUE` or the next argument and may be abbreviated to a unique prefix. Digits make
+/// a context length (`-5`, `-12`) with the digits next to them in the same argument.
 pub fn parse_args(args: &[String], initial: PatternSyntax) -> Result<Options, UsageError> {
     let mut o = Options { syntax: initial, ..Options::default() };
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if arg == "--" {
-            o.operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let (full, takes) = resolve_long(name)?;
-            let value = match (takes, inline) {
-                (None, Some(_)) => {
-                    return Err(UsageError::usage(format!("option '--{full}' doesn't allow an argument")));
-                }
-                (None, None) => None,
-                (Some(false), v) => v,
-                (Some(true), Some(v)) => Some(v),
-                (Some(true), None) => {
-                    let Some(v) = args.get(i) else {
-                        return Err(UsageError::usage(format!("option '--{full}' requires an argument")));
-                    };
-                    i += 1;
-                    Some(v.clone())
-                }
-            };
-            apply_long(&mut o, full, value)?;
-            continue;
-        }
-        if arg.len() > 1 && arg.starts_with('-') {
-            let chars: Vec<char> = arg[1..].chars().collect();
-            let mut k = 0;
-            // `-5`, `-12`: a context length built from consecutive digits.
-            let mut digits: Option<usize> = None;
-            while k < chars.len() {
-                let c = chars[k];
-                k += 1;
-                if let Some(d) = c.to_digit(10) {
-                    let v = digits.unwrap_or(0).saturating_mul(10).saturating_add(d as usize);
-                    digits = Some(v);
-                    o.context = Some(v);
-                    continue;
-                }
-                digits = None;
-                if SHORT_WITH_ARG.contains(c) {
-                    let value = if k < chars.len() {
-                        let v: String = chars[k..].iter().collect();
-                        k = chars.len();
-                        v
-                    } else {
-                        let Some(v) = args.get(i) else {
-                            return Err(UsageError::usage(format!("option requires an argument -- '{c}'")));
-                        };
-                        i += 1;
-                        v.clone()
-                    };
-                    apply_short_arg(&mut o, c, value)?;
-                } else {
-                    apply_short(&mut o, c)?;
-                }
+    let mut parser = Parser::new(&SPEC, args);
+    // The context length being read from digits: the argument they stand in, and the
+    // length so far.
+    let mut digits: Option<(usize, usize)> = None;
+    while let Some(item) = parser.next() {
+        match item.map_err(option_error)? {
+            Item::Opt(Name::Short(c), _) if c.is_ascii_digit() => {
+                let d = c.to_digit(10).unwrap_or_default() as usize;
+                let v = match digits {
+                    Some((at, v)) if at == parser.index() => v.saturating_mul(10).saturating_add(d),
+                    _ => d,
+                };
+                digits = Some((parser.index(), v));
+                o.context = Some(v);
+                continue;
             }
-            continue;
+            Item::Opt(name, value) => apply(&mut o, name, value.unwrap_or_default())?,
+            Item::Operand(operand) => o.operands.push(operand),
         }
-        o.operands.push(arg.clone());
+        digits = None;
     }
     Ok(o)
 }
 
-/// Resolves a long option name or unique abbreviation.
-fn resolve_long(name: &str) -> Result<(&'static str, Option<bool>), UsageError> {
-    if let Some(&(n, t)) = LONG_OPTIONS.iter().find(|(n, _)| *n == name) {
-        return Ok((n, t));
-    }
-    let candidates: Vec<&(&str, Option<bool>)> = LONG_OPTIONS.iter().filter(|(n, _)| n.starts_with(name)).collect();
-    match candidates.as_slice() {
-        [] => Err(UsageError::usage(format!("unrecognized option '--{name}'"))),
-        [(n, t)] => Ok((n, *t)),
-        // `--color`/`--colour` are the same option.
-        [(n, t), (m, _)] if n.starts_with("colo") && m.starts_with("colo") => Ok((n, *t)),
-        many => {
-            let list: Vec<String> = many.iter().map(|(n, _)| format!("'--{n}'")).collect();
-            Err(UsageError::usage(format!("option '--{name}' is ambiguous; possibilities: {}", list.join(" "))))
+/// A command line getopt cannot read, in GNU grep's words.
+fn option_error(e: getopt::Error) -> UsageError {
+    UsageError::usage(match &e.kind {
+        ErrorKind::UnknownLong(name) => format!("unrecognized option '--{name}'"),
+        ErrorKind::Ambiguous { name, candidates } => {
+            let list: Vec<String> = candidates.iter().map(|n| format!("'--{n}'")).collect();
+            format!("option '--{name}' is ambiguous; possibilities: {}", list.join(" "))
         }
-    }
+        _ => e.to_string(),
+    })
 }
 
-fn apply_short(o: &mut Options, c: char) -> Result<(), UsageError> {
-    match c {
-        'E' => o.syntax = PatternSyntax::Extended,
-        'F' => o.syntax = PatternSyntax::Fixed,
-        'G' => o.syntax = PatternSyntax::Basic,
-        'P' => o.syntax = PatternSyntax::Perl,
-        'i' | 'y' => o.ignore_case = true,
-        'v' => o.invert = true,
-        'c' => o.count = true,
-        'l' => o.list = Some(ListFiles::Matching),
-        'L' => o.list = Some(ListFiles::NonMatching),
-        'n' => o.line_number = true,
-        'b' => o.byte_offset = true,
-        'H' => o.with_filename = Some(true),
-        'h' => o.with_filename = Some(false),
-        'o' => o.only_matching = true,
-        'q' => o.quiet = true,
-        's' => o.no_messages = true,
-        'w' => o.word = true,
-        'x' => o.line = true,
-        'r' => {
+/// Applies one option; `v` is its argument (empty when it takes none).
+fn apply(o: &mut Options, name: Name, v: String) -> Result<(), UsageError> {
+    match name {
+        Name::Short('E') => o.syntax = PatternSyntax::Extended,
+        Name::Short('F') => o.syntax = PatternSyntax::Fixed,
+        Name::Short('G') => o.syntax = PatternSyntax::Basic,
+        Name::Short('P') => o.syntax = PatternSyntax::Perl,
+        Name::Short('i' | 'y') => o.ignore_case = true,
+        Name::Long("no-ignore-case") => o.ignore_case = false,
+        Name::Short('v') => o.invert = true,
+        Name::Short('c') => o.count = true,
+        Name::Short('l') => o.list = Some(ListFiles::Matching),
+        Name::Short('L') => o.list = Some(ListFiles::NonMatching),
+        Name::Short('n') => o.line_number = true,
+        Name::Short('b') => o.byte_offset = true,
+        Name::Short('H') => o.with_filename = Some(true),
+        Name::Short('h') => o.with_filename = Some(false),
+        Name::Short('o') => o.only_matching = true,
+        Name::Short('q') => o.quiet = true,
+        Name::Short('s') => o.no_messages = true,
+        Name::Short('w') => o.word = true,
+        Name::Short('x') => o.line = true,
+        Name::Short('r') => {
             o.directories = Directories::Recurse;
             o.dereference = false;
         }
-        'R' => {
+        Name::Short('R') => {
             o.directories = Directories::Recurse;
             o.dereference = true;
         }
-        'a' => o.binary = BinaryFiles::Text,
-        'I' => o.binary = BinaryFiles::WithoutMatch,
-        'Z' => o.null = true,
-        'U' | 'T' | 'u' => {}
-        'V' => o.version = true,
-        'z' => return Err(UsageError::plain("-z is not supported in the reviewhost sandbox")),
-        _ => return Err(UsageError::usage(format!("invalid option -- '{c}'"))),
-    }
-    Ok(())
-}
-
-fn apply_short_arg(o: &mut Options, c: char, v: String) -> Result<(), UsageError> {
-    match c {
-        'e' => {
-            o.patterns.push(v);
+        Name::Short('a') => o.binary = BinaryFiles::Text,
+        Name::Short('I') => o.binary = BinaryFiles::WithoutMatch,
+        Name::Short('Z') => o.null = true,
+        Name::Short('V') | Name::Long("version") => o.version = true,
+        Name::Long("help") => o.help = true,
+        Name::Short('z') => return Err(UsageError::plain("-z is not supported in the reviewhost sandbox")),
+        Name::Short('e') => {
+            o.patterns.push(PatternSource::Literal(v));
             o.pattern_given = true;
         }
-        'f' => {
-            o.patterns.push(format!("\0file:{v}"));
+        Name::Short('f') => {
+            o.patterns.push(PatternSource::File(v));
             o.pattern_given = true;
         }
-        'm' => o.max_count = Some(parse_max_count(&v)?),
-        'A' => o.after = Some(parse_context(&v)?),
-        'B' => o.before = Some(parse_context(&v)?),
-        'C' => o.context = Some(parse_context(&v)?),
-        'd' => o.directories = parse_directories(&v)?,
-        'D' => {
-            if v != "read" && v != "skip" {
-                return Err(UsageError::plain("unknown devices method"));
-            }
+        Name::Short('m') => o.max_count = Some(parse_max_count(&v)?),
+        Name::Short('A') => o.after = Some(parse_context(&v)?),
+        Name::Short('B') => o.before = Some(parse_context(&v)?),
+        Name::Short('C') => o.context = Some(parse_context(&v)?),
+        Name::Short('d') => o.directories = parse_directories(&v)?,
+        Name::Short('D') if v != "read" && v != "skip" => {
+            return Err(UsageError::plain("unknown devices method"));
         }
-        _ => return Err(UsageError::usage(format!("invalid option -- '{c}'"))),
-    }
-    Ok(())
-}
-
-fn apply_long(o: &mut Options, name: &str, v: Option<String>) -> Result<(), UsageError> {
-    let v = v.unwrap_or_default();
-    match name {
-        "after-context" => apply_short_arg(o, 'A', v)?,
-        "before-context" => apply_short_arg(o, 'B', v)?,
-        "context" => apply_short_arg(o, 'C', v)?,
-        "max-count" => apply_short_arg(o, 'm', v)?,
-        "regexp" => apply_short_arg(o, 'e', v)?,
-        "file" => apply_short_arg(o, 'f', v)?,
-        "directories" => apply_short_arg(o, 'd', v)?,
-        "devices" => apply_short_arg(o, 'D', v)?,
-        "basic-regexp" => apply_short(o, 'G')?,
-        "extended-regexp" => apply_short(o, 'E')?,
-        "fixed-strings" => apply_short(o, 'F')?,
-        "perl-regexp" => apply_short(o, 'P')?,
-        "ignore-case" => apply_short(o, 'i')?,
-        "no-ignore-case" => o.ignore_case = false,
-        "invert-match" => apply_short(o, 'v')?,
-        "count" => apply_short(o, 'c')?,
-        "files-with-matches" => apply_short(o, 'l')?,
-        "files-without-match" => apply_short(o, 'L')?,
-        "line-number" => apply_short(o, 'n')?,
-        "byte-offset" => apply_short(o, 'b')?,
-        "with-filename" => apply_short(o, 'H')?,
-        "no-filename" => apply_short(o, 'h')?,
-        "only-matching" => apply_short(o, 'o')?,
-        "quiet" | "silent" => apply_short(o, 'q')?,
-        "no-messages" => apply_short(o, 's')?,
-        "word-regexp" => apply_short(o, 'w')?,
-        "line-regexp" => apply_short(o, 'x')?,
-        "recursive" => apply_short(o, 'r')?,
-        "dereference-recursive" => apply_short(o, 'R')?,
-        "text" => apply_short(o, 'a')?,
-        "null" => apply_short(o, 'Z')?,
-        "include" => o.file_globs.push((true, v)),
-        "exclude" => o.file_globs.push((false, v)),
-        "exclude-dir" => o.exclude_dirs.push(v),
-        "binary-files" => {
+        Name::Short('X') => return Err(UsageError::usage("invalid option -- 'X'".into())),
+        Name::Long("include") => o.file_globs.push((true, v)),
+        Name::Long("exclude") => o.file_globs.push((false, v)),
+        Name::Long("exclude-dir") => o.exclude_dirs.push(v),
+        Name::Long("binary-files") => {
             o.binary = match v.as_str() {
                 "binary" => BinaryFiles::Binary,
                 "text" => BinaryFiles::Text,
@@ -370,9 +284,9 @@ fn apply_long(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Usag
                 _ => return Err(UsageError::plain("unknown binary-files type")),
             }
         }
-        "label" => o.label = Some(v),
-        "no-group-separator" => o.no_group_separator = true,
-        "color" | "colour"
+        Name::Long("label") => o.label = Some(v),
+        Name::Long("no-group-separator") => o.no_group_separator = true,
+        Name::Long("color")
             if !matches!(
                 v.as_str(),
                 "" | "never" | "always" | "auto" | "yes" | "no" | "force" | "tty" | "if-tty" | "none"
@@ -380,9 +294,8 @@ fn apply_long(o: &mut Options, name: &str, v: Option<String>) -> Result<(), Usag
         {
             return Err(UsageError::usage(format!("invalid argument '{v}' for '--color'")));
         }
-        "help" => o.help = true,
-        "version" => o.version = true,
-        // initial-tab, line-buffered: no visible effect on captured output.
+        // -D read/skip (special files are never opened), --color, -U, -u,
+        // -T/--initial-tab, --line-buffered: no visible effect on captured output.
         _ => {}
     }
     Ok(())
@@ -524,30 +437,31 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
             return EXIT_TROUBLE;
         }
         let p = o.operands.remove(0);
-        o.patterns.push(p);
+        o.patterns.push(PatternSource::Literal(p));
     }
     // Expand `-f FILE` entries and split every pattern at newlines.
     let mut patterns: Vec<String> = Vec::new();
-    for p in &o.patterns {
-        if let Some(file) = p.strip_prefix("\0file:") {
-            let data = if file == "-" {
-                io.stdin.to_vec()
-            } else {
-                match ctx.read(&ctx.real(file)) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        io.stderr.extend_from_slice(format!("grep: {file}: {}\n", io_message(&e)).as_bytes());
-                        return EXIT_TROUBLE;
+    for source in &o.patterns {
+        match source {
+            PatternSource::Literal(p) => patterns.extend(p.split('\n').map(str::to_string)),
+            PatternSource::File(file) => {
+                let data = if file == "-" {
+                    io.stdin.to_vec()
+                } else {
+                    match ctx.read(&ctx.real(file)) {
+                        Ok(d) => d,
+                        Err(e) => {
+                            io.stderr.extend_from_slice(format!("grep: {file}: {}\n", io_message(&e)).as_bytes());
+                            return EXIT_TROUBLE;
+                        }
                     }
+                };
+                let text = String::from_utf8_lossy(&data);
+                let text = text.strip_suffix('\n').unwrap_or(&text);
+                if !data.is_empty() {
+                    patterns.extend(text.split('\n').map(str::to_string));
                 }
-            };
-            let text = String::from_utf8_lossy(&data);
-            let text = text.strip_suffix('\n').unwrap_or(&text);
-            if !data.is_empty() {
-                patterns.extend(text.split('\n').map(str::to_string));
             }
-        } else {
-            patterns.extend(p.split('\n').map(str::to_string));
         }
     }
     let (pattern, warnings) = match build_pattern(&o, &patterns) {
@@ -842,7 +756,7 @@ mod tests {
         assert_eq!(o.max_count, Some(1));
         assert_eq!(o.after, Some(2));
         assert_eq!(o.context, Some(3));
-        assert_eq!(o.patterns, vec!["foo".to_string()]);
+        assert_eq!(o.patterns, vec![PatternSource::Literal("foo".to_string())]);
         assert_eq!(o.operands, vec!["x".to_string()]);
     }
 

@@ -17,6 +17,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
+use reviewhost_tool::getopt::{self, ErrorKind, HasArg, Item, Long, Order, Parser, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
 use std::path::Path;
 use termcolor::NoColor;
@@ -82,37 +83,113 @@ pub struct Options {
     pub operands: Vec<String>,
 }
 
-/// Flags that take a value: (short, long).
-const WITH_VALUE: &[(Option<char>, &str)] = &[
-    (Some('A'), "after-context"),
-    (Some('B'), "before-context"),
-    (Some('C'), "context"),
-    (Some('e'), "regexp"),
-    (Some('f'), "file"),
-    (Some('g'), "glob"),
-    (None, "iglob"),
-    (Some('t'), "type"),
-    (Some('T'), "type-not"),
-    (Some('m'), "max-count"),
-    (Some('d'), "max-depth"),
-    (None, "maxdepth"),
-    (Some('j'), "threads"),
-    (None, "sort"),
-    (None, "sortr"),
-    (None, "color"),
-    (None, "colors"),
-    (Some('M'), "max-columns"),
-    (None, "max-filesize"),
-    (Some('E'), "encoding"),
-    (Some('r'), "replace"),
-    (None, "pre"),
-    (None, "type-add"),
-    (None, "type-clear"),
-    (None, "context-separator"),
-    (None, "field-match-separator"),
-    (None, "field-context-separator"),
-    (None, "path-separator"),
-];
+/// rg's flags: those that take a value, then the switches. Every short flag has a long
+/// name, by which the flag is applied. Long names are not abbreviated, and `-A=2` is
+/// `-A 2`, as in ripgrep.
+const SPEC: Spec = Spec {
+    short: "A:B:C:e:f:g:t:T:m:d:j:M:E:r:iSsFwxvlcoqnNHILuab0pUPzVh",
+    long: &[
+        Long::short("after-context", 'A', HasArg::Required),
+        Long::short("before-context", 'B', HasArg::Required),
+        Long::short("context", 'C', HasArg::Required),
+        Long::short("regexp", 'e', HasArg::Required),
+        Long::short("file", 'f', HasArg::Required),
+        Long::short("glob", 'g', HasArg::Required),
+        Long::new("iglob", HasArg::Required),
+        Long::short("type", 't', HasArg::Required),
+        Long::short("type-not", 'T', HasArg::Required),
+        Long::short("max-count", 'm', HasArg::Required),
+        Long::short("max-depth", 'd', HasArg::Required),
+        Long::new("maxdepth", HasArg::Required),
+        Long::short("threads", 'j', HasArg::Required),
+        Long::new("sort", HasArg::Required),
+        Long::new("sortr", HasArg::Required),
+        Long::new("color", HasArg::Required),
+        Long::new("colors", HasArg::Required),
+        Long::short("max-columns", 'M', HasArg::Required),
+        Long::new("max-filesize", HasArg::Required),
+        Long::short("encoding", 'E', HasArg::Required),
+        Long::short("replace", 'r', HasArg::Required),
+        Long::new("pre", HasArg::Required),
+        Long::new("type-add", HasArg::Required),
+        Long::new("type-clear", HasArg::Required),
+        Long::new("context-separator", HasArg::Required),
+        Long::new("field-match-separator", HasArg::Required),
+        Long::new("field-context-separator", HasArg::Required),
+        Long::new("path-separator", HasArg::Required),
+        Long::short("ignore-case", 'i', HasArg::No),
+        Long::short("smart-case", 'S', HasArg::No),
+        Long::short("case-sensitive", 's', HasArg::No),
+        Long::short("fixed-strings", 'F', HasArg::No),
+        Long::new("no-fixed-strings", HasArg::No),
+        Long::short("word-regexp", 'w', HasArg::No),
+        Long::short("line-regexp", 'x', HasArg::No),
+        Long::short("invert-match", 'v', HasArg::No),
+        Long::short("files-with-matches", 'l', HasArg::No),
+        Long::new("files-without-match", HasArg::No),
+        Long::short("count", 'c', HasArg::No),
+        Long::new("count-matches", HasArg::No),
+        Long::short("only-matching", 'o', HasArg::No),
+        Long::short("quiet", 'q', HasArg::No),
+        Long::short("line-number", 'n', HasArg::No),
+        Long::short("no-line-number", 'N', HasArg::No),
+        Long::new("column", HasArg::No),
+        Long::new("no-column", HasArg::No),
+        Long::short("byte-offset", 'b', HasArg::No),
+        Long::short("with-filename", 'H', HasArg::No),
+        Long::short("no-filename", 'I', HasArg::No),
+        Long::short("follow", 'L', HasArg::No),
+        Long::new("no-follow", HasArg::No),
+        Long::new("hidden", HasArg::No),
+        Long::new("no-hidden", HasArg::No),
+        Long::new("no-ignore", HasArg::No),
+        Long::new("ignore", HasArg::No),
+        Long::new("no-ignore-vcs", HasArg::No),
+        Long::new("no-ignore-dot", HasArg::No),
+        Long::new("no-ignore-parent", HasArg::No),
+        Long::new("no-ignore-global", HasArg::No),
+        Long::new("no-ignore-exclude", HasArg::No),
+        Long::new("no-ignore-files", HasArg::No),
+        Long::new("no-config", HasArg::No),
+        Long::new("no-heading", HasArg::No),
+        Long::new("heading", HasArg::No),
+        Long::new("no-messages", HasArg::No),
+        Long::new("no-ignore-messages", HasArg::No),
+        Long::new("line-buffered", HasArg::No),
+        Long::new("block-buffered", HasArg::No),
+        Long::new("no-mmap", HasArg::No),
+        Long::new("mmap", HasArg::No),
+        Long::new("no-pcre2-unicode", HasArg::No),
+        Long::new("crlf", HasArg::No),
+        Long::new("no-unicode", HasArg::No),
+        Long::new("debug", HasArg::No),
+        Long::new("trace", HasArg::No),
+        Long::new("stats", HasArg::No),
+        Long::short("pretty", 'p', HasArg::No),
+        Long::new("vimgrep", HasArg::No),
+        Long::short("unrestricted", 'u', HasArg::No),
+        Long::new("binary", HasArg::No),
+        Long::new("no-binary", HasArg::No),
+        Long::short("text", 'a', HasArg::No),
+        Long::new("no-text", HasArg::No),
+        Long::short("null", '0', HasArg::No),
+        Long::new("trim", HasArg::No),
+        Long::new("files", HasArg::No),
+        Long::new("type-list", HasArg::No),
+        Long::short("version", 'V', HasArg::No),
+        Long::short("help", 'h', HasArg::No),
+        Long::short("pcre2", 'P', HasArg::No),
+        Long::new("json", HasArg::No),
+        Long::short("multiline", 'U', HasArg::No),
+        Long::new("multiline-dotall", HasArg::No),
+        Long::short("search-zip", 'z', HasArg::No),
+        Long::new("passthru", HasArg::No),
+        Long::new("passthrough", HasArg::No),
+    ],
+    order: Order::Permute,
+    abbreviations: false,
+    short_equals: true,
+};
 
 /// Parses rg's arguments: flags anywhere, `--` ends them, short flags cluster (`-inw`)
 /// and take attached values (`-A2`, `-tpy`), long flags take `=VALUE` or the next
@@ -120,96 +197,32 @@ const WITH_VALUE: &[(Option<char>, &str)] = &[
 pub fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options::default();
     let mut unrestricted = 0;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if arg == "--" {
-            o.operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            if WITH_VALUE.iter().any(|(_, l)| *l == name) {
-                let value = match inline {
-                    Some(v) => v,
-                    None => {
-                        let Some(v) = args.get(i) else {
-                            return Err(format!("flag '--{name}' requires a value"));
-                        };
-                        i += 1;
-                        v.clone()
-                    }
-                };
-                apply_value(&mut o, name, value)?;
-            } else {
-                if inline.is_some() {
-                    return Err(format!("flag '--{name}' does not take a value"));
-                }
-                apply_switch(&mut o, name, &mut unrestricted)?;
-            }
-            continue;
-        }
-        if arg.len() > 1 && arg.starts_with('-') {
-            let chars: Vec<char> = arg[1..].chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                k += 1;
-                if let Some((_, long)) = WITH_VALUE.iter().find(|(s, _)| *s == Some(c)) {
-                    let value = if k < chars.len() {
-                        let rest: String = chars[k..].iter().collect();
-                        k = chars.len();
-                        rest.strip_prefix('=').map(str::to_string).unwrap_or(rest)
-                    } else {
-                        let Some(v) = args.get(i) else {
-                            return Err(format!("flag '-{c}' requires a value"));
-                        };
-                        i += 1;
-                        v.clone()
-                    };
-                    apply_value(&mut o, long, value)?;
-                } else {
-                    let long = match c {
-                        'i' => "ignore-case",
-                        'S' => "smart-case",
-                        's' => "case-sensitive",
-                        'F' => "fixed-strings",
-                        'w' => "word-regexp",
-                        'x' => "line-regexp",
-                        'v' => "invert-match",
-                        'l' => "files-with-matches",
-                        'c' => "count",
-                        'o' => "only-matching",
-                        'q' => "quiet",
-                        'n' => "line-number",
-                        'N' => "no-line-number",
-                        'H' => "with-filename",
-                        'I' => "no-filename",
-                        'L' => "follow",
-                        'u' => "unrestricted",
-                        'a' => "text",
-                        'b' => "byte-offset",
-                        '0' => "null",
-                        'p' => "pretty",
-                        'U' => "multiline",
-                        'P' => "pcre2",
-                        'z' => "search-zip",
-                        'V' => "version",
-                        'h' => "help",
-                        _ => return Err(format!("unrecognized flag -{c}")),
-                    };
-                    apply_switch(&mut o, long, &mut unrestricted)?;
+    for item in Parser::new(&SPEC, args) {
+        match item.map_err(flag_error)? {
+            Item::Opt(name, value) => {
+                let long = SPEC.long_name(name).unwrap_or_default();
+                match value {
+                    Some(v) => apply_value(&mut o, long, v)?,
+                    None => apply_switch(&mut o, long, &mut unrestricted)?,
                 }
             }
-            continue;
+            Item::Operand(operand) => o.operands.push(operand),
         }
-        o.operands.push(arg.clone());
     }
     Ok(o)
+}
+
+/// A command line the flags cannot be read from, in rg's words.
+fn flag_error(e: getopt::Error) -> String {
+    match e.kind {
+        ErrorKind::UnknownShort(c) => format!("unrecognized flag -{c}"),
+        ErrorKind::ShortNeedsValue(c) => format!("flag '-{c}' requires a value"),
+        ErrorKind::LongNeedsValue(name) => format!("flag '--{name}' requires a value"),
+        ErrorKind::LongTakesNoValue(name) => format!("flag '--{name}' does not take a value"),
+        // An unknown name with `=VALUE` is refused as a switch given a value.
+        ErrorKind::UnknownLong(name) if e.arg.contains('=') => format!("flag '--{name}' does not take a value"),
+        ErrorKind::UnknownLong(name) | ErrorKind::Ambiguous { name, .. } => format!("unrecognized flag --{name}"),
+    }
 }
 
 fn number<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {

@@ -10,8 +10,10 @@
 //!
 //! Programs never write to the filesystem: the sandbox would refuse, and a check has no
 //! business changing the repository. They print paths as the user wrote them, like the
-//! GNU tools, and open them through [`Ctx::real`].
+//! GNU tools, and open them through [`Ctx::real`]. They read their options with the one
+//! getopt_long-style parser, [`getopt`].
 
+pub mod getopt;
 mod vfs;
 
 pub use vfs::{Ctx, DirEntry, Kind};
