@@ -18,7 +18,10 @@ pub enum Expected {
     NoOutput,
     ExitZero,
     /// `count:N` (`at_least` false) or `count>=N`; blanks around N are allowed.
-    Count { at_least: bool, n: u64 },
+    Count {
+        at_least: bool,
+        n: u64,
+    },
     /// `equals:TEXT`.
     Equals(String),
 }

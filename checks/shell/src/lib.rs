@@ -18,8 +18,8 @@ pub mod lint;
 pub mod parse;
 
 use reviewhost_guest::{Check, Verdict};
-use reviewhost_tool::{Ctx, Program};
 use reviewhost_protocol::{Mode, ShellInput};
+use reviewhost_tool::{Ctx, Program};
 
 pub struct ShellCheck;
 

@@ -257,7 +257,12 @@ impl Checks {
     }
 
     /// The input `registered` gets for `assertion`.
-    fn input(registered: &Registered, assertion: &Assertion, prepared: Prepared, mode: Mode) -> Result<String, Outcome> {
+    fn input(
+        registered: &Registered,
+        assertion: &Assertion,
+        prepared: Prepared,
+        mode: Mode,
+    ) -> Result<String, Outcome> {
         let wrong_type = || {
             Outcome::decided(
                 Status::Error,
