@@ -602,6 +602,20 @@ def codex_api_error(tmp):
           rc2 == 1 and any("MARK-API-ERROR" in json.dumps(e) for e in failed), out2[-400:])
     note(f"--json: {json.dumps(failed)[:300]}")
     fake.stop()
+    s = "codex/d2 API error 500 (its message is replaced by Codex's own)"
+    print(s)
+    sub = os.path.join(tmp, "500")
+    os.makedirs(sub)
+    fake = Fake(sub, {"agents": {"analyst": {"match": "MARK-ANALYST-SYS", "turns": [
+        {"error": {"status": 500, "message": "MARK-API-ERROR fake 500", "type": "api_error"}}]}}})
+    repo = mkrepo(sub)
+    rc, out, err, secs = run(codex_argv(sysf, "read-only", repo), repo, codex_env(sub, fake.port), "go")
+    TIMINGS.append((s, secs))
+    errlines = [line for line in err.splitlines() if line.startswith("ERROR")]
+    check(s, "exit 1 after one request (request_max_retries = 0)",
+          rc == 1 and len(fake.requests("openai")) == 1, f"rc={rc}")
+    note(f"{secs:.1f}s; stderr: {errlines[-1:]}")
+    fake.stop()
 
 
 def codex_hostile_repo(root):

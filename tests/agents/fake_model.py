@@ -18,8 +18,8 @@ APIs spoken:
 
 Which agent a request belongs to (the CLIs never forward the agent's environment):
   1. the header `x-reviewhost-agent: NAME` when present (Claude:
-     ANTHROPIC_CUSTOM_HEADERS="x-reviewhost-agent: NAME"; Codex: -c
-     'model_providers.NAME.http_headers={"x-reviewhost-agent"="NAME"}');
+     ANTHROPIC_CUSTOM_HEADERS="x-reviewhost-agent: NAME"; Codex:
+     http_headers = { "x-reviewhost-agent" = "NAME" } in its [model_providers.X] table);
   2. else the first agent of the script, in script order, whose `match` string (default:
      the agent's name) occurs in the system prompt (Anthropic `system`; OpenAI
      `instructions` plus the text of `input` messages whose role is developer or system,
