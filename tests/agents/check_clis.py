@@ -26,6 +26,7 @@ BIN = os.path.join(HERE, "node_modules", ".bin")
 CLAUDE = os.path.join(BIN, "claude")
 CODEX = os.path.join(BIN, "codex")
 FAKE = os.path.join(HERE, "fake_model.py")
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, HERE)
 import fake_model  # noqa: E402  (log helpers)
 
