@@ -17,6 +17,7 @@ mod find_names;
 mod fuzz;
 mod host_reads;
 mod hostile;
+mod init;
 mod inert_output;
 mod isolation;
 mod limits;

@@ -277,7 +277,7 @@ fn a_claude_json_error_envelope_is_a_failed_call() {
     );
     let out = review(&repo, &[]);
     assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
-    assert!(stderr(&out).contains("is_error is true"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("claude reports an error (subtype success): API rate limited"), "{}", stderr(&out));
     let end =
         events(&repo).into_iter().find(|e| e["event"] == "agent_end" && e["agent"] == "principles-analyst").unwrap();
     assert!(end["error"].as_str().unwrap().contains("API rate limited"), "{end}");

@@ -7,6 +7,7 @@
 
 mod agents;
 mod exit;
+mod init;
 mod lint;
 mod new;
 mod output;
@@ -52,6 +53,8 @@ enum Command {
     Review(review::ReviewArgs),
     /// List the agent definitions the review loop uses, and where each comes from.
     Agents(agents::AgentsArgs),
+    /// Write a starting reviewhost.toml for Claude Code, Codex or another agent CLI.
+    Init(init::InitArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
 }
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::validate(args),
         Command::Review(args) => review::review(args),
         Command::Agents(args) => agents::agents(&args),
+        Command::Init(args) => init::init(&args),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "reviewhost", &mut std::io::stdout());
             Ok(Exit::Clean)

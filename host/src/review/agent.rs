@@ -7,17 +7,25 @@
 //!
 //! ```toml
 //! [agent]
-//! command = ["claude", "-p", "--output-format", "json", "--model", "{model}",
-//!            "--append-system-prompt-file", "{system_prompt_file}", "--allowedTools", "{tools}"]
-//! format = "claude-json"   # or "text": stdout is the answer
+//! preset = "claude-code"   # or "codex": the argv is built per call (super::preset)
 //! timeout = "15m"
 //!
-//! [agents.fix-agent]       # any of the three, per agent
+//! [agents.fix-agent]       # any key, per agent
 //! timeout = "30m"
+//! max_turns = 60
+//! ```
+//!
+//! Any other program is named by its argv, with placeholders (an argument that is only
+//! an empty placeholder is dropped, with the flag before it):
+//!
+//! ```toml
+//! [agent]
+//! command = ["my-agent", "--system", "{system_prompt_file}", "--model", "{model}"]
+//! format = "text"          # or "claude-json", "codex-json"
 //! ```
 //!
 //! A call fails (and the orchestrator aborts the pass) on a non-zero exit, a timeout, or
-//! a `claude-json` envelope with `is_error: true` or a subtype other than `success`.
+//! an output that reports an error; the error says what the CLI said ([`super::reply`]).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -29,6 +37,8 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::definitions::Definition;
+use super::preset::{self, Preset};
+use super::reply::{self, Reply, Usage};
 
 /// The config file's name (in the user's configuration directory, or at the root).
 pub const CONFIG_FILE: &str = "reviewhost.toml";
@@ -40,8 +50,11 @@ pub enum ResponseFormat {
     /// stdout is the answer.
     #[default]
     Text,
-    /// stdout is Claude Code's `-p --output-format json` envelope; the answer is `result`.
+    /// stdout is Claude Code's `-p --output-format json` envelope or its `stream-json`
+    /// lines; the answer is the envelope's `result` ([`super::reply::claude`]).
     ClaudeJson,
+    /// stdout is Codex's `exec --json` events ([`super::reply::codex`]).
+    CodexJson,
 }
 
 /// `[agent]` or `[agents.NAME]`: every field optional so a per-agent table overrides
@@ -49,10 +62,15 @@ pub enum ResponseFormat {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentSettings {
+    /// A CLI reviewhost builds the argv for; `command`, when given too, names its program
+    /// (and arguments that come first).
+    pub preset: Option<Preset>,
     pub command: Option<Vec<String>>,
     pub format: Option<ResponseFormat>,
     #[serde(default, with = "humantime_serde_opt")]
     pub timeout: Option<Duration>,
+    /// Model turns a preset allows a call ([`super::preset::default_max_turns`]).
+    pub max_turns: Option<u32>,
 }
 
 /// `reviewhost.toml`.
@@ -68,9 +86,12 @@ pub struct Config {
 /// What an agent is run with, after the per-agent overrides.
 #[derive(Debug, Clone)]
 pub struct Resolved {
+    /// With a preset: the program (and its first arguments); else the whole argv.
     pub command: Vec<String>,
+    pub preset: Option<Preset>,
     pub format: ResponseFormat,
     pub timeout: Duration,
+    pub max_turns: Option<u32>,
 }
 
 /// Default time an agent may take.
@@ -98,11 +119,20 @@ impl Config {
         for (name, settings) in
             std::iter::once(("agent", &config.agent)).chain(config.agents.iter().map(|(n, s)| (n.as_str(), s)))
         {
+            let invalid = |message: String| Err(ConfigError::Invalid { path: path.into(), message });
             if settings.command.as_ref().is_some_and(|c| c.is_empty()) {
-                return Err(ConfigError::Invalid {
-                    path: path.into(),
-                    message: format!("[{name}] command: must name a program (an argv array, not empty)"),
-                });
+                return invalid(format!("[{name}] command: must name a program (an argv array, not empty)"));
+            }
+            if let (Some(preset), Some(format)) = (settings.preset, settings.format)
+                && format != preset.format()
+            {
+                return invalid(format!(
+                    "[{name}] format: the {} preset reads its CLI's own output; remove `format`",
+                    preset.name()
+                ));
+            }
+            if settings.max_turns == Some(0) {
+                return invalid(format!("[{name}] max_turns: must be at least 1"));
             }
         }
         Ok(config)
@@ -111,16 +141,24 @@ impl Config {
     /// The settings for agent `name`, or an error naming what is missing.
     pub fn resolve(&self, name: &str) -> Result<Resolved, String> {
         let own = self.agents.get(name);
-        let command = own.and_then(|s| s.command.clone()).or_else(|| self.agent.command.clone()).ok_or_else(|| {
-            format!(
-                "no command for agent '{name}': set [agent] command = [...] in the {CONFIG_FILE} in use \
-                 (see docs/review-loop.md)"
-            )
-        })?;
+        let preset = own.and_then(|s| s.preset).or(self.agent.preset);
+        let command = own
+            .and_then(|s| s.command.clone())
+            .or_else(|| self.agent.command.clone())
+            .or_else(|| preset.map(|p| vec![p.program().to_string()]))
+            .ok_or_else(|| {
+                format!(
+                    "no command for agent '{name}': set [agent] command = [...] or [agent] preset = \"claude-code\" \
+                     or \"codex\" in the {CONFIG_FILE} in use, or run `reviewhost init` (see docs/review-loop.md)"
+                )
+            })?;
+        let format = own.and_then(|s| s.format).or(self.agent.format);
         Ok(Resolved {
             command,
-            format: own.and_then(|s| s.format).or(self.agent.format).unwrap_or_default(),
+            preset,
+            format: preset.map(Preset::format).or(format).unwrap_or_default(),
             timeout: own.and_then(|s| s.timeout).or(self.agent.timeout).unwrap_or(DEFAULT_TIMEOUT),
+            max_turns: own.and_then(|s| s.max_turns).or(self.agent.max_turns),
         })
     }
 }
@@ -149,6 +187,9 @@ pub enum AgentError {
     Timeout { agent: String, timeout: Duration },
     #[error("agent '{agent}': exited with status {code}{}", tail(stderr))]
     Exit { agent: String, code: i32, stderr: String },
+    /// A non-zero exit whose output says why (an API error in Claude's envelope).
+    #[error("agent '{agent}': exited with status {code}: {reason}")]
+    Reported { agent: String, code: i32, reason: String },
     #[error("agent '{agent}': {reason}")]
     Response { agent: String, reason: String },
 }
@@ -168,7 +209,17 @@ pub struct Answer {
     pub text: String,
     pub duration: Duration,
     pub exit: i32,
+    /// What the call used, when the CLI says ([`ResponseFormat::ClaudeJson`],
+    /// [`ResponseFormat::CodexJson`]).
+    pub usage: Option<Usage>,
+    /// Tools the agent tried and was refused (it was not offered or not permitted them).
+    pub refused: Vec<String>,
 }
+
+/// Most bytes of an agent's stdout kept (the rest is read and dropped, so the agent is
+/// never blocked on a full pipe); stderr keeps its last [`MAX_STDERR_BYTES`].
+pub const MAX_STDOUT_BYTES: usize = 64 << 20;
+const MAX_STDERR_BYTES: usize = 64 << 10;
 
 /// Runs agent `definition` in `root` with `prompt` on stdin.
 pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str) -> Result<Answer, AgentError> {
@@ -186,17 +237,15 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
             reason: e.to_string(),
         })?;
     let _ = system.flush();
-    let values = [
-        ("{system_prompt_file}", system.path().to_string_lossy().into_owned()),
-        ("{tools}", definition.tools.join(",")),
-        ("{model}", definition.model.clone()),
-        ("{agent}", agent.clone()),
-    ];
-    let argv: Vec<String> = settings
-        .command
-        .iter()
-        .map(|arg| values.iter().fold(arg.clone(), |acc, (key, value)| acc.replace(key, value)))
-        .collect();
+    let argv = match settings.preset {
+        Some(preset) => {
+            let max_turns = settings.max_turns.unwrap_or_else(|| preset::default_max_turns(definition.role));
+            let mut argv = settings.command.clone();
+            argv.extend(preset.args(definition, root, system.path(), max_turns));
+            argv
+        }
+        None => substitute(&settings.command, definition, system.path()),
+    };
 
     let started = Instant::now();
     let mut child = Command::new(&argv[0])
@@ -218,11 +267,11 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
     });
     let stdout_reader = {
         let mut pipe = child.stdout.take();
-        std::thread::spawn(move || read_all(pipe.as_mut()))
+        std::thread::spawn(move || read_capped(pipe.as_mut(), MAX_STDOUT_BYTES, false))
     };
     let stderr_reader = {
         let mut pipe = child.stderr.take();
-        std::thread::spawn(move || read_all(pipe.as_mut()))
+        std::thread::spawn(move || read_capped(pipe.as_mut(), MAX_STDERR_BYTES, true))
     };
     let status = loop {
         match child.try_wait() {
@@ -242,51 +291,88 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
     let stderr = stderr_reader.join().unwrap_or_default();
     let duration = started.elapsed();
     let code = status.code().unwrap_or(-1);
-    if !status.success() {
-        return Err(AgentError::Exit { agent, code, stderr });
-    }
-    let text = match settings.format {
-        ResponseFormat::Text => stdout,
-        ResponseFormat::ClaudeJson => {
-            claude_result(&stdout).map_err(|reason| AgentError::Response { agent, reason })?
-        }
+    let reply = match settings.format {
+        ResponseFormat::Text => None,
+        ResponseFormat::ClaudeJson => Some(reply::claude(&stdout)),
+        ResponseFormat::CodexJson => Some(reply::codex(&stdout)),
     };
-    Ok(Answer { text, duration, exit: code })
+    if !status.success() {
+        return Err(match reply {
+            Some(Ok(Reply { failure: Some(reason), .. })) => AgentError::Reported { agent, code, reason },
+            _ => AgentError::Exit { agent, code, stderr },
+        });
+    }
+    let Some(reply) = reply else {
+        return Ok(Answer { text: stdout, duration, exit: code, usage: None, refused: Vec::new() });
+    };
+    let reply = reply.map_err(|reason| AgentError::Response { agent: agent.clone(), reason })?;
+    if let Some(reason) = reply.failure {
+        return Err(AgentError::Response { agent, reason });
+    }
+    if settings.preset.is_some()
+        && let Some(offered) = &reply.offered
+    {
+        let extra: Vec<&str> =
+            offered.iter().map(String::as_str).filter(|t| !definition.tools.iter().any(|d| d == t)).collect();
+        if !extra.is_empty() {
+            return Err(AgentError::Response {
+                agent,
+                reason: format!("the CLI offered tools its definition does not give it: {}", extra.join(", ")),
+            });
+        }
+    }
+    let text = reply.answer.expect("a reply without a failure has an answer");
+    Ok(Answer { text, duration, exit: code, usage: reply.usage, refused: reply.refused })
 }
 
-fn read_all(pipe: Option<&mut impl Read>) -> String {
-    let mut bytes = Vec::new();
+/// `command` with its placeholders filled in. An argument that is only a placeholder
+/// whose value is empty (`{model}` of a definition without a model) is dropped, and so
+/// is the flag before it: `--model ""` would reach the API as an invalid model.
+fn substitute(command: &[String], definition: &Definition, system_prompt_file: &Path) -> Vec<String> {
+    let values = [
+        ("{system_prompt_file}", system_prompt_file.to_string_lossy().into_owned()),
+        ("{tools}", definition.tools.join(",")),
+        ("{model}", definition.model.clone()),
+        ("{agent}", definition.name.clone()),
+    ];
+    let mut argv: Vec<String> = Vec::with_capacity(command.len());
+    for arg in command {
+        if values.iter().any(|(key, value)| arg == key && value.is_empty()) {
+            if argv.len() > 1 && argv.last().is_some_and(|flag| flag.starts_with('-')) {
+                argv.pop();
+            }
+            continue;
+        }
+        argv.push(values.iter().fold(arg.clone(), |acc, (key, value)| acc.replace(key, value)));
+    }
+    argv
+}
+
+/// Reads `pipe` to its end, keeping at most `cap` bytes: the first ones, or with `tail`
+/// the last ones.
+fn read_capped(pipe: Option<&mut impl Read>, cap: usize, tail: bool) -> String {
+    let mut kept = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
     if let Some(pipe) = pipe {
-        let _ = pipe.read_to_end(&mut bytes);
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    kept.extend_from_slice(&chunk[..n]);
+                    if kept.len() > cap {
+                        if tail {
+                            kept.drain(..kept.len() - cap);
+                        } else {
+                            kept.truncate(cap);
+                        }
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
     }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// The answer inside Claude Code's `--output-format json` envelope.
-fn claude_result(stdout: &str) -> Result<String, String> {
-    #[derive(Deserialize)]
-    struct Envelope {
-        #[serde(default)]
-        subtype: Option<String>,
-        #[serde(default)]
-        is_error: bool,
-        #[serde(default)]
-        result: Option<String>,
-    }
-    let envelope: Envelope = serde_json::from_str(stdout.trim())
-        .map_err(|e| format!("claude-json: stdout is not the JSON result object: {e}"))?;
-    if envelope.is_error {
-        return Err(format!(
-            "claude-json: is_error is true (subtype {}): {}",
-            envelope.subtype.as_deref().unwrap_or("none"),
-            envelope.result.as_deref().unwrap_or("").chars().take(200).collect::<String>()
-        ));
-    }
-    match envelope.subtype.as_deref() {
-        Some("success") | None => {}
-        Some(other) => return Err(format!("claude-json: subtype '{other}', not 'success'")),
-    }
-    envelope.result.ok_or_else(|| "claude-json: no `result` field".to_string())
+    String::from_utf8_lossy(&kept).into_owned()
 }
 
 #[cfg(test)]
@@ -294,18 +380,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn claude_envelopes() {
-        assert_eq!(
-            claude_result(r#"{"type":"result","subtype":"success","is_error":false,"result":"hi"}"#),
-            Ok("hi".into())
-        );
-        assert!(
-            claude_result(r#"{"subtype":"success","is_error":true,"result":"x"}"#).unwrap_err().contains("is_error")
-        );
-        assert!(
-            claude_result(r#"{"subtype":"error_max_turns","is_error":false}"#).unwrap_err().contains("error_max_turns")
-        );
-        assert!(claude_result("not json").is_err());
+    fn empty_placeholders_drop_their_flag() {
+        let mut d = super::super::definitions::load(&[]).unwrap().remove(0);
+        d.model = String::new();
+        let argv = |d: &Definition, command: &[&str]| {
+            let command: Vec<String> = command.iter().map(|s| s.to_string()).collect();
+            substitute(&command, d, Path::new("/s.md")).join(" ")
+        };
+        assert_eq!(argv(&d, &["a", "--model", "{model}", "-s", "{system_prompt_file}"]), "a -s /s.md");
+        assert_eq!(argv(&d, &["a", "{model}", "x"]), "a x");
+        assert_eq!(argv(&d, &["a", "--model={model}"]), "a --model=");
+        d.model = "opus".into();
+        assert_eq!(argv(&d, &["a", "--model", "{model}"]), "a --model opus");
+    }
+
+    #[test]
+    fn presets_supply_program_and_format() {
+        let config: Config =
+            toml::from_str("[agent]\npreset = \"codex\"\n[agents.implementer]\nmax_turns = 9\n").unwrap();
+        let r = config.resolve("implementer").unwrap();
+        assert_eq!((r.command, r.format, r.max_turns), (vec!["codex".to_string()], ResponseFormat::CodexJson, Some(9)));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("r.toml");
+        std::fs::write(&file, "[agent]\npreset = \"claude-code\"\nformat = \"text\"\n").unwrap();
+        assert!(Config::load(&file, true).unwrap_err().to_string().contains("remove `format`"));
     }
 
     #[test]

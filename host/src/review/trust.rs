@@ -123,7 +123,7 @@ fn no_command(config_file: Option<&Path>, user_dir: Option<&Path>, repo_ignored:
             " (the repository's own {CONFIG_FILE} was not read: it is used only with --trust-repo-config)"
         ));
     }
-    text.push_str("; see docs/review-loop.md");
+    text.push_str("; `reviewhost init` writes a starting one (see docs/review-loop.md)");
     text
 }
 
