@@ -141,18 +141,27 @@ impl Config {
     /// The settings for agent `name`, or an error naming what is missing.
     pub fn resolve(&self, name: &str) -> Result<Resolved, String> {
         let own = self.agents.get(name);
-        let preset = own.and_then(|s| s.preset).or(self.agent.preset);
-        let command = own
-            .and_then(|s| s.command.clone())
-            .or_else(|| self.agent.command.clone())
-            .or_else(|| preset.map(|p| vec![p.program().to_string()]))
-            .ok_or_else(|| {
-                format!(
-                    "no command for agent '{name}': set [agent] command = [...] or [agent] preset = \"claude-code\" \
-                     or \"codex\" in the {CONFIG_FILE} in use, or run `reviewhost init` (see docs/review-loop.md)"
-                )
-            })?;
+        // A per-agent preset brings its own program unless that table names one: the
+        // shared `[agent] command` may be another CLI's argv, placeholders and all.
+        let (preset, command) = match own.and_then(|s| s.preset) {
+            Some(preset) => (Some(preset), own.and_then(|s| s.command.clone())),
+            None => (self.agent.preset, own.and_then(|s| s.command.clone()).or_else(|| self.agent.command.clone())),
+        };
+        let command = command.or_else(|| preset.map(|p| vec![p.program().to_string()])).ok_or_else(|| {
+            format!(
+                "no command for agent '{name}': set [agent] command = [...] or [agent] preset = \"claude-code\" \
+                 or \"codex\" in the {CONFIG_FILE} in use, or run `reviewhost init` (see docs/review-loop.md)"
+            )
+        })?;
         let format = own.and_then(|s| s.format).or(self.agent.format);
+        if let (Some(preset), Some(format)) = (preset, format)
+            && format != preset.format()
+        {
+            return Err(format!(
+                "agent '{name}': the {} preset reads its CLI's own output; remove `format` from {CONFIG_FILE}",
+                preset.name()
+            ));
+        }
         Ok(Resolved {
             command,
             preset,
@@ -217,7 +226,9 @@ pub struct Answer {
 }
 
 /// Most bytes of an agent's stdout kept (the rest is read and dropped, so the agent is
-/// never blocked on a full pipe); stderr keeps its last [`MAX_STDERR_BYTES`].
+/// never blocked on a full pipe): the first ones of a text answer, the last ones of a
+/// CLI's JSON output, whose answer and usage come last. stderr keeps its last
+/// [`MAX_STDERR_BYTES`].
 pub const MAX_STDOUT_BYTES: usize = 64 << 20;
 const MAX_STDERR_BYTES: usize = 64 << 10;
 
@@ -267,7 +278,8 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
     });
     let stdout_reader = {
         let mut pipe = child.stdout.take();
-        std::thread::spawn(move || read_capped(pipe.as_mut(), MAX_STDOUT_BYTES, false))
+        let tail = settings.format != ResponseFormat::Text;
+        std::thread::spawn(move || read_capped(pipe.as_mut(), MAX_STDOUT_BYTES, tail))
     };
     let stderr_reader = {
         let mut pipe = child.stderr.take();

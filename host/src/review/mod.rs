@@ -496,7 +496,7 @@ impl Agents<'_> {
                 agent,
                 ok: false,
                 exit: match e {
-                    AgentError::Exit { code, .. } => Some(*code),
+                    AgentError::Exit { code, .. } | AgentError::Reported { code, .. } => Some(*code),
                     _ => None,
                 },
                 duration_ms: ms,

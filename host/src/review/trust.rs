@@ -112,10 +112,12 @@ pub enum SetupError {
 
 fn no_command(config_file: Option<&Path>, user_dir: Option<&Path>, repo_ignored: bool) -> String {
     let mut text = match config_file {
-        Some(file) => format!("{} sets no [agent] command = [...] for it", shown(file)),
+        Some(file) => format!("{} sets no [agent] preset or command = [...] for it", shown(file)),
         None => {
             let user = user_dir.map(|d| format!(" or in {}", shown(&d.join(CONFIG_FILE)))).unwrap_or_default();
-            format!("no configuration was read; set [agent] command = [...] in a file named with --config PATH{user}")
+            format!(
+                "no configuration was read; set [agent] preset or command = [...] in a file named with --config PATH{user}"
+            )
         }
     };
     if repo_ignored {
