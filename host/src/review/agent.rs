@@ -26,6 +26,9 @@
 //!
 //! A call fails (and the orchestrator aborts the pass) on a non-zero exit, a timeout, or
 //! an output that reports an error; the error says what the CLI said ([`super::reply`]).
+//!
+//! [`call`] runs one agent; [`Agents`] is how a loop calls its agents: within the prompt
+//! budget, with an event before and after each call.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -36,9 +39,13 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::definitions::Definition;
+use super::definitions::{Definition, Role};
+use super::error::AbortCause;
+use super::event::Event;
 use super::preset::{self, Preset};
+use super::prompt::Prompt;
 use super::reply::{self, Reply, Usage};
+use super::workspace::Workspace;
 
 /// The config file's name (in the user's configuration directory, or at the root).
 pub const CONFIG_FILE: &str = "reviewhost.toml";
@@ -335,6 +342,69 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
     }
     let text = reply.answer.expect("a reply without a failure has an answer");
     Ok(Answer { text, duration, exit: code, usage: reply.usage, refused: reply.refused })
+}
+
+/// How a loop calls its agents: each prompt finished within the byte budget, each call
+/// between an `agent_start` and an `agent_end` event. Shared by reference between the
+/// threads of agents that run in parallel.
+pub struct Agents<'a> {
+    pub config: &'a Config,
+    pub definitions: &'a [Definition],
+    /// Where the agents run.
+    pub root: &'a Path,
+    /// Where the events go.
+    pub workspace: &'a Workspace,
+    /// Bytes a prompt may have ([`super::prompt::DEFAULT_BUDGET`] unless the operator
+    /// says otherwise): over it, the call is not made.
+    pub budget: usize,
+}
+
+impl Agents<'_> {
+    /// The definition of the agent that plays `role` (the first one defined).
+    pub fn with_role(&self, role: Role) -> Result<&Definition, AbortCause> {
+        self.definitions.iter().find(|d| d.role == role).ok_or(AbortCause::NoAgent(role))
+    }
+
+    /// Finishes `prompt` within the budget and calls agent `d` with it.
+    pub fn ask(&self, d: &Definition, pass: u32, prompt: Prompt) -> Result<String, AbortCause> {
+        let text = prompt.finish(&d.name, self.budget)?;
+        Ok(self.call(d, pass, &text)?)
+    }
+
+    /// One call of agent `d` with `prompt`, between its start and end events (an event
+    /// that cannot be written does not stop the call).
+    pub fn call(&self, d: &Definition, pass: u32, prompt: &str) -> Result<String, AgentError> {
+        let _ = self.workspace.event(&Event::AgentStart { pass, agent: &d.name, prompt_bytes: prompt.len() });
+        let started = Instant::now();
+        let result = call(self.config, d, self.root, prompt);
+        let ms = (started.elapsed().as_secs_f64() * 1e3).round();
+        let agent = &d.name;
+        let end = match &result {
+            Ok(a) => Event::AgentEnd {
+                pass,
+                agent,
+                ok: true,
+                exit: Some(a.exit),
+                duration_ms: ms,
+                response_bytes: Some(a.text.len()),
+                error: None,
+            },
+            Err(e) => Event::AgentEnd {
+                pass,
+                agent,
+                ok: false,
+                exit: match e {
+                    AgentError::Exit { code, .. } | AgentError::Reported { code, .. } => Some(*code),
+                    _ => None,
+                },
+                duration_ms: ms,
+                response_bytes: None,
+                error: Some(e.to_string()),
+            },
+        };
+        let _ = self.workspace.event(&end);
+        result.map(|a| a.text)
+    }
 }
 
 /// `command` with its placeholders filled in. An argument that is only a placeholder

@@ -1,14 +1,13 @@
 //! What a review appends to `.reviewhost/events.jsonl`: one variant per event, with its
 //! fields, so an event's name and fields are defined here once and cannot be misspelt
-//! at a call site. [`super::state::Workspace::event`] writes them, each line
+//! at a call site. [`super::workspace::Workspace::event`] writes them, each line
 //! `{"ts": …, "event": NAME, …fields}`.
 
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::EndState;
-use super::state::Phase;
+use super::state::{EndState, Phase};
 
 /// One line of `events.jsonl`.
 #[derive(Debug, Serialize)]

@@ -1,0 +1,217 @@
+//! The workspace every loop keeps in `.reviewhost/`: `state.json` (where the loop is,
+//! in the loop's own typed state, written atomically), `events.jsonl` (one line per stage, appended), `reports/`, a lock that
+//! keeps two reviews of one repository apart, and a git snapshot of the working tree at
+//! each pass start under `refs/reviewhost/` (a commit object made with a private index:
+//! nothing is committed on the user's branch, their index is untouched).
+//!
+//! `.reviewhost/` lies in the reviewed repository, which is untrusted: it can ship
+//! `.reviewhost` itself, `reports/pass-1.md`, `events.jsonl`, `lock` or `state.json` as
+//! a symlink to `~/.bashrc`. So the directory is opened once, as a handle, with
+//! `O_DIRECTORY | O_NOFOLLOW` (a symlink is refused), `reports/` the same way from it,
+//! and every file is opened from those handles by name with `O_NOFOLLOW`: a symlink is
+//! refused with an error naming it, a FIFO or device is refused on the descriptor
+//! (opened non-blocking), and a file written in place (events, reports) must have no
+//! other hard link. `state.json` is replaced through the assertions file's atomic
+//! writer ([`crate::write`]). Nothing here is written through a symlink, whatever is
+//! swapped in when.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::event::Event;
+use crate::assertion::FileLock;
+use crate::write::{NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_json_atomically};
+
+/// The directory at the root.
+pub const DIR: &str = ".reviewhost";
+
+/// Largest `state.json` read: a review's state is a few KB; the file lies in the
+/// repository, which could ship a huge one.
+pub const MAX_STATE_BYTES: u64 = 16 << 20;
+
+/// `.reviewhost/` of one root, locked for as long as this value lives.
+pub struct Workspace {
+    root: PathBuf,
+    /// `<root>/.reviewhost`, for messages; never opened by this path again.
+    path: PathBuf,
+    /// `.reviewhost`, opened without following a symlink: every file below is reached
+    /// from this handle.
+    dir: File,
+    /// `.reviewhost/reports`, opened the same way from `dir`.
+    reports: File,
+    _lock: FileLock,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: another review of this repository is running (its lock is held)", path.display())]
+    Locked { path: PathBuf },
+    #[error("{}: not a review state file: {reason}", path.display())]
+    Corrupt { path: PathBuf, reason: String },
+}
+
+impl Workspace {
+    /// Creates `.reviewhost/` and `.reviewhost/reports/` under `root` if needed, opens
+    /// both as handles (refusing a symlink) and takes the lock (without waiting).
+    pub fn open(root: &Path) -> Result<Workspace, StateError> {
+        let path = root.join(DIR);
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StateError::Io { path, source }
+        };
+        // The root is the operator's: a symlink on the way to it is followed.
+        let root_dir = rustix::fs::open(root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+            .map(File::from)
+            .map_err(|e| StateError::Io { path: root.to_path_buf(), source: e.into() })?;
+        let dir = subdir(&root_dir, DIR).map_err(io(&path))?;
+        let reports = subdir(&dir, "reports").map_err(io(&path.join("reports")))?;
+        let lock_path = path.join("lock");
+        let lock = match FileLock::try_acquire_in(&dir, OsStr::new("lock")) {
+            Ok(Some(lock)) => lock,
+            Ok(None) => return Err(StateError::Locked { path: lock_path }),
+            Err(source) => return Err(StateError::Io { path: lock_path, source }),
+        };
+        Ok(Workspace { root: root.to_path_buf(), path, dir, reports, _lock: lock })
+    }
+
+    /// `<root>/.reviewhost`, for messages.
+    pub fn dir(&self) -> &Path {
+        &self.path
+    }
+
+    /// The saved state, if a review has been started here. Each loop has its own state
+    /// type (seed 000's is [`super::state::State`]).
+    pub fn load_state<S: DeserializeOwned>(&self) -> Result<Option<S>, StateError> {
+        let path = self.path.join("state.json");
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let file = match rustix::fs::openat(&self.dir, "state.json", flags, Mode::empty()) {
+            Ok(fd) => File::from(fd),
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(StateError::Io { source: explain(&self.dir, "state.json", e, Want::File), path }),
+        };
+        let mut bytes = Vec::new();
+        let read = match file.metadata() {
+            Ok(meta) if !meta.is_file() => Err(refused("state.json", NOT_REGULAR)),
+            Ok(meta) if meta.len() > MAX_STATE_BYTES => {
+                Err(io::Error::other(format!("larger than {} MiB", MAX_STATE_BYTES >> 20)))
+            }
+            Ok(_) => file.take(MAX_STATE_BYTES).read_to_end(&mut bytes).map(drop),
+            Err(e) => Err(e),
+        };
+        read.map_err(|source| StateError::Io { path: path.clone(), source })?;
+        serde_json::from_slice(&bytes).map(Some).map_err(|e| StateError::Corrupt { path, reason: e.to_string() })
+    }
+
+    /// Replaces `state.json` atomically.
+    pub fn save_state<S: Serialize>(&self, state: &S) -> Result<(), StateError> {
+        let value = serde_json::to_value(state).expect("the state serializes");
+        write_json_atomically(&self.dir, OsStr::new("state.json"), &value)
+            .map_err(|source| StateError::Io { path: self.path.join("state.json"), source })
+    }
+
+    /// Appends one event: `{"ts": …, "event": NAME, …fields}` on one line.
+    pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
+        let mut line = json!({
+            "ts": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+        });
+        if let (Some(line), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(event)) {
+            line.extend(fields);
+        }
+        let mut text = line.to_string();
+        text.push('\n');
+        // One write(2) per line with O_APPEND: lines from parallel analysts never mix.
+        open_in_place(&self.dir, "events.jsonl", OFlags::APPEND)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|source| StateError::Io { path: self.path.join("events.jsonl"), source })
+    }
+
+    /// Writes `reports/NAME`.
+    pub fn report(&self, name: &str, text: &str) -> Result<PathBuf, StateError> {
+        let path = self.path.join("reports").join(name);
+        open_in_place(&self.reports, name, OFlags::empty())
+            .and_then(|mut f| {
+                f.set_len(0)?;
+                f.write_all(text.as_bytes())
+            })
+            .map_err(|source| StateError::Io { path: path.clone(), source })?;
+        Ok(path)
+    }
+
+    /// Snapshots the working tree (tracked and untracked files, minus ignored ones and
+    /// reviewhost's own state) as a commit under `refs/reviewhost/pass-N`. `None` outside
+    /// a git repository or when git fails: the loop then treats every file as changed.
+    pub fn snapshot(&self, pass: u32, exclude: &[&str]) -> Option<String> {
+        let index = tempfile::tempdir().ok()?;
+        let index = index.path().join("index");
+        let git = |args: &[&str]| -> Option<String> {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(&self.root)
+                .env("GIT_INDEX_FILE", &index)
+                .env("GIT_AUTHOR_NAME", "reviewhost")
+                .env("GIT_AUTHOR_EMAIL", "reviewhost@localhost")
+                .env("GIT_COMMITTER_NAME", "reviewhost")
+                .env("GIT_COMMITTER_EMAIL", "reviewhost@localhost")
+                .output()
+                .ok()?;
+            out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        };
+        let head = git(&["rev-parse", "--verify", "-q", "HEAD"]);
+        if let Some(head) = &head {
+            git(&["read-tree", head])?;
+        }
+        let mut add = vec!["add", "-A", "--", "."];
+        let excluded: Vec<String> = exclude.iter().map(|e| format!(":(exclude){e}")).collect();
+        add.extend(excluded.iter().map(String::as_str));
+        git(&add)?;
+        let tree = git(&["write-tree"])?;
+        let message = format!("reviewhost: working tree at the start of pass {pass}");
+        let commit = match &head {
+            Some(head) => git(&["commit-tree", &tree, "-p", head, "-m", &message])?,
+            None => git(&["commit-tree", &tree, "-m", &message])?,
+        };
+        git(&["update-ref", &format!("refs/reviewhost/pass-{pass}"), &commit])?;
+        Some(commit)
+    }
+
+    /// Files that differ between two snapshots.
+    pub fn changed(&self, from: &str, to: &str) -> Option<Vec<String>> {
+        let out = Command::new("git").args(["diff", "--name-only", from, to]).current_dir(&self.root).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect())
+    }
+}
+
+/// Refuses `relative` (the assertions file a review writes, relative to `root`) when it
+/// or a directory on its way inside the root is a symbolic link: a repository that
+/// ships `.claude -> ~/somewhere` would otherwise have the review create and replace
+/// files there. Checked when the review starts, on what the repository holds; the
+/// assertions file itself and its lock are refused again, race-free, by every write
+/// ([`FileLock::acquire`], [`write_json_atomically`]). Stops at the first component that
+/// does not exist or is not a plain name.
+pub fn refuse_symlinks_on_the_way(root: &Path, relative: &Path) -> Result<(), StateError> {
+    let mut path = root.to_path_buf();
+    for component in relative.components() {
+        let Component::Normal(name) = component else { return Ok(()) };
+        path.push(name);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_symlink() => {
+                return Err(StateError::Io { source: refused(name, SYMLINK), path });
+            }
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
