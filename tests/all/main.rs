@@ -6,6 +6,7 @@
 
 mod support;
 
+mod agent_clis;
 mod commands;
 mod crash_safety;
 mod custom;

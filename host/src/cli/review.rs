@@ -56,6 +56,10 @@ pub struct ReviewArgs {
     /// Bytes an agent prompt may have; a larger one aborts the pass.
     #[arg(long, default_value_t = reviewhost::review::prompt::DEFAULT_BUDGET)]
     prompt_budget: usize,
+    /// End the review (end state "Cost limit", exit 1) once the agents have spent more than
+    /// USD, as their CLIs price it (Claude Code reports a cost; Codex does not).
+    #[arg(long, value_name = "USD", value_parser = parse_cost)]
+    max_cost: Option<f64>,
     /// Assertions evaluated at once [default: number of CPUs].
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -84,6 +88,7 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
         config: setup.config,
         definitions: setup.definitions,
         prompt_budget: args.prompt_budget,
+        max_cost: args.max_cost,
     };
     let mut stdout = std::io::stdout().lock();
     match review::review(&runner, &options, &mut stdout) {
@@ -96,5 +101,13 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
             Ok(Exit::CouldNotRun)
         }
         Err(error) => Err(error.into()),
+    }
+}
+
+/// `--max-cost`: a positive amount of USD.
+fn parse_cost(text: &str) -> Result<f64, String> {
+    match text.trim_start_matches('$').parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
+        _ => Err(format!("'{text}' is not a positive amount of USD (e.g. 2.50)")),
     }
 }

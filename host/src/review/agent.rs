@@ -45,6 +45,7 @@ use super::event::Event;
 use super::preset::{self, Preset};
 use super::prompt::Prompt;
 use super::reply::{self, Reply, Usage};
+use super::state::Refusal;
 use super::workspace::Workspace;
 
 /// The config file's name (in the user's configuration directory, or at the root).
@@ -192,7 +193,7 @@ mod humantime_serde_opt {
 }
 
 /// Why an agent call produced no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
     #[error("agent '{agent}': {reason}")]
@@ -208,6 +209,9 @@ pub enum AgentError {
     Reported { agent: String, code: i32, reason: String },
     #[error("agent '{agent}': {reason}")]
     Response { agent: String, reason: String },
+    /// The review's spending passed `--max-cost` with this call.
+    #[error("agent '{agent}': the review has spent ${spent:.4}, over --max-cost ${limit:.4}")]
+    CostLimit { agent: String, spent: f64, limit: f64 },
 }
 
 fn tail(stderr: &str) -> String {
@@ -357,6 +361,20 @@ pub struct Agents<'a> {
     /// Bytes a prompt may have ([`super::prompt::DEFAULT_BUDGET`] unless the operator
     /// says otherwise): over it, the call is not made.
     pub budget: usize,
+    /// What the calls used and were refused since the loop last took it.
+    pub ledger: std::sync::Mutex<Ledger>,
+    /// `--max-cost`: USD the review may spend; checked after each call.
+    pub max_cost: Option<f64>,
+}
+
+/// What a loop's agent calls used and were refused, since the loop last took it
+/// ([`Agents::take_ledger`]).
+#[derive(Debug, Default)]
+pub struct Ledger {
+    pub usage: Option<Usage>,
+    pub refused: Vec<Refusal>,
+    /// USD spent before (earlier passes), for `--max-cost`.
+    pub spent_before: f64,
 }
 
 impl Agents<'_> {
@@ -369,6 +387,31 @@ impl Agents<'_> {
     pub fn ask(&self, d: &Definition, pass: u32, prompt: Prompt) -> Result<String, AbortCause> {
         let text = prompt.finish(&d.name, self.budget)?;
         Ok(self.call(d, pass, &text)?)
+    }
+
+    /// What the calls used and were refused since the last take; the cost carries over.
+    pub fn take_ledger(&self) -> Ledger {
+        let mut ledger = self.ledger.lock().expect("no panics while held");
+        let spent = ledger.spent_before + ledger.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0);
+        std::mem::replace(&mut *ledger, Ledger { spent_before: spent, ..Ledger::default() })
+    }
+
+    /// Books a finished call: its usage, its refusals (with an `agent_refused` event), and
+    /// whether the review's spending has now passed `--max-cost`.
+    fn book(&self, d: &Definition, pass: u32, answer: &Answer) -> Result<(), AgentError> {
+        let mut ledger = self.ledger.lock().expect("no panics while held");
+        if let Some(usage) = &answer.usage {
+            ledger.usage = Some(Usage::sum(ledger.usage.take(), usage));
+        }
+        if !answer.refused.is_empty() {
+            let _ = self.workspace.event(&Event::AgentRefused { pass, agent: &d.name, tools: &answer.refused });
+            ledger.refused.push(Refusal { agent: d.name.clone(), tools: answer.refused.clone() });
+        }
+        let spent = ledger.spent_before + ledger.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0);
+        match self.max_cost {
+            Some(limit) if spent > limit => Err(AgentError::CostLimit { agent: d.name.clone(), spent, limit }),
+            _ => Ok(()),
+        }
     }
 
     /// One call of agent `d` with `prompt`, between its start and end events (an event
@@ -388,6 +431,7 @@ impl Agents<'_> {
                 duration_ms: ms,
                 response_bytes: Some(a.text.len()),
                 error: None,
+                usage: a.usage.as_ref(),
             },
             Err(e) => Event::AgentEnd {
                 pass,
@@ -400,10 +444,13 @@ impl Agents<'_> {
                 duration_ms: ms,
                 response_bytes: None,
                 error: Some(e.to_string()),
+                usage: None,
             },
         };
         let _ = self.workspace.event(&end);
-        result.map(|a| a.text)
+        let answer = result?;
+        self.book(d, pass, &answer)?;
+        Ok(answer.text)
     }
 }
 

@@ -22,13 +22,14 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSetBuilder};
 use serde_json::{Value, json};
 
-use super::agent::{Agents, Config};
+use super::agent::{AgentError, Agents, Config, Ledger};
 use super::collect;
 use super::definitions::{Definition, Role};
 use super::error::{AbortCause, ReviewError};
 use super::event::{Aborted, Ending, Event};
 use super::gate::Gate;
 use super::prompt::Prompt;
+use super::reply::Usage;
 use super::state::{self, EndState, PassRecord, Phase, State};
 use super::summary;
 use super::workspace::{self, Workspace};
@@ -49,6 +50,9 @@ pub struct ReviewOptions {
     pub definitions: Vec<Definition>,
     /// Bytes a prompt may have.
     pub prompt_budget: usize,
+    /// USD the agents may spend (as their CLIs price it); past it the review ends with
+    /// [`EndState::CostLimit`].
+    pub max_cost: Option<f64>,
 }
 
 /// What a finished review returns.
@@ -100,6 +104,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             passes: Vec::new(),
             aborted: None,
             end_state: None,
+            usage: None,
         },
     };
     state.status = state::Status::Running;
@@ -118,6 +123,11 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
         root,
         workspace: &workspace,
         budget: options.prompt_budget,
+        ledger: std::sync::Mutex::new(Ledger {
+            spent_before: state.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0),
+            ..Ledger::default()
+        }),
+        max_cost: options.max_cost,
     };
     let mut review = Convergence { agents, runner, root, workspace: &workspace, file, out };
     loop {
@@ -127,6 +137,16 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
                 state.pass += 1;
                 state.phase = Phase::Analysts;
                 workspace.save_state(&state)?;
+            }
+            Err(ReviewError::Aborted {
+                cause: AbortCause::Agent(AgentError::CostLimit { spent, limit, .. }), ..
+            }) => {
+                writeln!(review.out, "Spent ${spent:.4}, over --max-cost ${limit:.4}: the review ends here.")?;
+                let ledger = review.agents.take_ledger();
+                if let Some(usage) = &ledger.usage {
+                    state.usage = Some(Usage::sum(state.usage.take(), usage));
+                }
+                return review.end(state, EndState::CostLimit);
             }
             Err(ReviewError::Aborted { pass, cause }) => {
                 let reason = cause.to_string();
@@ -400,6 +420,7 @@ impl<'a> Convergence<'a> {
     ) -> Result<PassRecord, ReviewError> {
         let n = state.pass;
         state.phase = Phase::Report;
+        let ledger = self.agents.take_ledger();
         let record = PassRecord {
             pass: n,
             total: report.results.len(),
@@ -410,7 +431,12 @@ impl<'a> Convergence<'a> {
             confidence: report.confidence.score,
             analysts: selection.analysts.iter().map(|d| d.name.clone()).collect(),
             snapshot: selection.snapshot,
+            usage: ledger.usage,
+            refused: ledger.refused,
         };
+        if let Some(usage) = &record.usage {
+            state.usage = Some(Usage::sum(state.usage.take(), usage));
+        }
         state.passes.push(record.clone());
         self.workspace.save_state(state)?;
         let text = summary::pass_report(&record, &state.passes, fix_results);
@@ -440,7 +466,7 @@ impl<'a> Convergence<'a> {
         state.phase = Phase::Done;
         self.workspace.save_state(&state)?;
         let assertions = self.assertions()?;
-        let report = summary::final_report(end.as_str(), &state.passes, &assertions);
+        let report = summary::final_report(end.as_str(), &state.passes, &assertions, state.usage.as_ref());
         let path = self.workspace.report("final.md", &report)?;
         writeln!(self.out, "\n{report}")?;
         let passes = Some(state.passes.len());
@@ -560,6 +586,8 @@ mod tests {
             confidence,
             analysts: vec![],
             snapshot: None,
+            usage: None,
+            refused: Vec::new(),
         }
     }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::reply::Usage;
 use super::state::{EndState, Phase};
 
 /// One line of `events.jsonl`.
@@ -93,6 +94,16 @@ pub enum Event<'a> {
         response_bytes: Option<usize>,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Tokens, turns and cost, when the CLI reports them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<&'a Usage>,
+    },
+    /// An agent tried tools it was refused (not offered, or not permitted): a
+    /// read-only agent that tried to write, for one.
+    AgentRefused {
+        pass: u32,
+        agent: &'a str,
+        tools: &'a [String],
     },
 }
 

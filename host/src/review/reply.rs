@@ -13,11 +13,11 @@
 //! `turn.completed` with the token usage (no cost, no turn count), `turn.failed` or
 //! `error` with the API's message. A write its read-only sandbox refuses leaves no event.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Tokens, turns and cost of one call, as far as the CLI reports them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -32,6 +32,36 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// `total` plus `usage`, where `total` is `None` before the first call that reported.
+    pub fn sum(total: Option<Usage>, usage: &Usage) -> Usage {
+        match total {
+            None => usage.clone(),
+            Some(mut total) => {
+                total.add(usage);
+                total
+            }
+        }
+    }
+
+    /// One line for a report: tokens, turns, and cost where known.
+    pub fn line(&self) -> String {
+        let mut text = format!("{} input + {} output tokens", self.input_tokens, self.output_tokens);
+        if self.cache_read_tokens + self.cache_write_tokens > 0 {
+            text.push_str(&format!(
+                " ({} cache read, {} cache write)",
+                self.cache_read_tokens, self.cache_write_tokens
+            ));
+        }
+        if let Some(turns) = self.turns {
+            text.push_str(&format!(", {turns} turns"));
+        }
+        match self.cost_usd {
+            Some(cost) => text.push_str(&format!(", ${cost:.4}")),
+            None => text.push_str(", cost not reported"),
+        }
+        text
+    }
+
     /// Adds `other` in: a sum is known only where every part is.
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens += other.input_tokens;

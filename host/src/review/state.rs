@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::reply::Usage;
+
 /// The loop's position, in `state.json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct State {
@@ -24,6 +26,9 @@ pub struct State {
     /// How the review ended, once `status` is `ended`.
     #[serde(default)]
     pub end_state: Option<EndState>,
+    /// What the agents of every pass used, as far as their CLIs report it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// Where a review is, as `state.json` records it.
@@ -76,6 +81,19 @@ pub struct PassRecord {
     /// The commit under `refs/reviewhost/` holding the tree the pass started from.
     #[serde(default)]
     pub snapshot: Option<String>,
+    /// What the pass's agent calls used, as far as their CLIs report it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Tools agents tried and were refused during the pass.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refusal>,
+}
+
+/// An agent call in which the agent tried tools it was refused.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Refusal {
+    pub agent: String,
+    pub tools: Vec<String>,
 }
 
 /// How a review ended (exit 0 for `ZeroFindings`, 1 for the others).
@@ -91,6 +109,9 @@ pub enum EndState {
     Plateau,
     /// More open findings than the pass before.
     Divergence,
+    /// The agents' spending passed `--max-cost`.
+    #[serde(rename = "Cost limit")]
+    CostLimit,
 }
 
 impl EndState {
@@ -100,6 +121,7 @@ impl EndState {
             EndState::BudgetReached => "Budget reached",
             EndState::Plateau => "Plateau",
             EndState::Divergence => "Divergence",
+            EndState::CostLimit => "Cost limit",
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::reply::Usage;
 use super::state::PassRecord;
 use crate::assertion::Confidence;
 use crate::report::{inert, inert_lines};
@@ -53,6 +54,16 @@ pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option
         pass.total,
         convergence(passes)
     );
+    for refusal in &pass.refused {
+        out.push_str(&format!(
+            "\n⚠️ {} was refused: {} (it tried tools it was not given)\n",
+            inert(&refusal.agent),
+            inert(&refusal.tools.join(", "))
+        ));
+    }
+    if let Some(usage) = &pass.usage {
+        out.push_str(&format!("\nAgents this pass: {}\n", usage.line()));
+    }
     if let Some(results) = fix_results {
         out.push('\n');
         out.push_str(&inert_lines(results.trim(), ""));
@@ -62,8 +73,12 @@ pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option
 }
 
 /// The final report: end state, the passes, and every assertion's last status.
-pub fn final_report(end: &str, passes: &[PassRecord], assertions: &[Value]) -> String {
-    let mut out = format!("# Review finished: {end}\n\n{}\n### Assertion Coverage\n", convergence(passes));
+pub fn final_report(end: &str, passes: &[PassRecord], assertions: &[Value], usage: Option<&Usage>) -> String {
+    let mut out = format!("# Review finished: {end}\n\n{}\n", convergence(passes));
+    if let Some(usage) = usage {
+        out.push_str(&format!("Agents in all: {}\n\n", usage.line()));
+    }
+    out.push_str("### Assertion Coverage\n");
     if assertions.is_empty() {
         out.push_str("No machine-verifiable assertions generated.\n");
         return out;
@@ -112,6 +127,8 @@ mod tests {
             confidence,
             analysts: vec!["a".into()],
             snapshot: None,
+            usage: None,
+            refused: Vec::new(),
         }
     }
 
@@ -130,9 +147,9 @@ mod tests {
             {"id": "A-B-1", "track": "B", "type": "grep_match", "status": "fail", "description": "y|z",
              "failure_output": "no match\nmore"}
         ]);
-        let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap());
+        let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap(), None);
         assert!(report.contains("| A-B-1 | B | grep_match | ❌ | y\\|z — no match |"), "{report}");
-        assert!(final_report("Zero findings", &[], &[]).contains("No machine-verifiable assertions generated."));
+        assert!(final_report("Zero findings", &[], &[], None).contains("No machine-verifiable assertions generated."));
     }
 
     #[test]
@@ -141,7 +158,7 @@ mod tests {
             {"id": "X\n::error file=x::forged", "track": "\u{1b}]52;c;eA==\u{7}", "type": "t\u{1b}[2J",
              "status": "fail", "description": "d\u{202e}", "failure_output": "::stop-commands::tok"}
         ]);
-        let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap());
+        let report = final_report("Budget reached", &[record(1, 0.5)], a.as_array().unwrap(), None);
         let row = "| X\\n::error file=x::forged | \\x1b]52;c;eA==\\x07 | t\\x1b[2J | ❌ | d\\u{202e} — \\x3a:stop-commands::tok |";
         assert!(report.contains(row), "{report}");
         let answer = "## Fix-Agent Results\n::error file=a::forged\n##[warning]x \u{1b}[2J\rend";
