@@ -476,3 +476,52 @@ fn claude_code_reads_no_repository_configuration() {
 fn codex_reads_no_repository_configuration() {
     hostile_repository_configures_nothing(Cli::Codex);
 }
+
+/// A writing agent whose model reconfigures git (`core.fsmonitor` runs a command on the
+/// next `git add`): whether or not the CLI lets it write `.git/config`, git never runs
+/// the command, and a change stops the pass.
+fn writer_cannot_reconfigure_git(cli: Cli) {
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("fsmonitor-ran");
+    let Some(setup) = Setup::new(cli, &[], |root| {
+        let config = root.join(".git/config").display().to_string();
+        let evil = format!("[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch {}\"\n", marker.display());
+        let turns = match cli {
+            Cli::Claude => json!([
+                {"tools": [{"name": "Read", "input": {"file_path": config}}]},
+                {"tools": [{"name": "Write", "input": {"file_path": config, "content": evil}}]},
+                {"text": "## Implementation\nP1: done"}
+            ]),
+            Cli::Codex => json!([
+                {"tools": [{"name": "exec_command", "input": {"cmd": format!("printf '%s' '{evil}' > .git/config")}}]},
+                {"text": "## Implementation\nP1: done"}
+            ]),
+        };
+        json!({"principles-analyst": [analysis(todo_assertion())], "implementer": turns})
+    }) else {
+        return;
+    };
+    let before = std::fs::read_to_string(setup.root.join(".git/config")).unwrap();
+    let out = setup.review(&[]);
+    assert!(!setup.requests_of("implementer").is_empty(), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(!marker.exists(), "{cli:?}: git ran a command an agent configured");
+    let after = std::fs::read_to_string(setup.root.join(".git/config")).unwrap();
+    if after == before {
+        // Refused by the CLI: the review went on, through a second pass (and a snapshot).
+        assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout(&out), stderr(&out));
+    } else {
+        assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+        assert!(stderr(&out).contains(".git/config"), "{}", stderr(&out));
+    }
+    eprintln!("{cli:?}: the CLI {} .git/config", if after == before { "refused to write" } else { "wrote" });
+}
+
+#[test]
+fn claude_code_writers_cannot_reconfigure_git() {
+    writer_cannot_reconfigure_git(Cli::Claude);
+}
+
+#[test]
+fn codex_writers_cannot_reconfigure_git() {
+    writer_cannot_reconfigure_git(Cli::Codex);
+}

@@ -388,3 +388,32 @@ fn agents_lists_definitions_and_project_overrides() {
     assert_eq!(stdout(&out).matches("embedded default").count(), 5, "{}", stdout(&out));
     assert!(stderr(&out).contains("not reading 1 agent definition(s)"), "{}", stderr(&out));
 }
+
+/// An implementer (prompt-injected, say) that reconfigures git so that git runs a
+/// command: the pass stops before reviewhost runs git again, and nothing runs.
+#[test]
+fn an_agent_that_reconfigures_git_stops_the_pass_before_git_runs() {
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("fsmonitor-ran");
+    let config = format!(
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = \"touch {}\"\n",
+        marker.display()
+    );
+    let repo = repo(
+        json!({
+            "principles-analyst": [analysis("P1: TODO.", json!([todo_assertion()]))],
+            "ux-analyst": [nothing_open()],
+            "docs-analyst": [nothing_open()],
+            "implementer": [{"response": "## Implementation\nP1: done", "edits": {".git/config": config}}],
+            "fix-agent": [{"response": "nothing"}]
+        }),
+        "",
+    );
+    let out = review(&repo, &["--max-passes", "3"]);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("agent 'implementer' changed") && err.contains(".git/config"), "{err}");
+    assert!(!marker.exists(), "git ran the command an agent configured");
+    assert_eq!(state(&repo)["status"], "aborted");
+    assert_eq!(state(&repo)["phase"], "implement");
+}

@@ -42,6 +42,7 @@ use serde::Deserialize;
 use super::definitions::{Definition, Role};
 use super::error::AbortCause;
 use super::event::Event;
+use super::gitdir::Seal;
 use super::preset::{self, Preset};
 use super::prompt::Prompt;
 use super::reply::{self, Reply, Usage};
@@ -209,6 +210,13 @@ pub enum AgentError {
     Reported { agent: String, code: i32, reason: String },
     #[error("agent '{agent}': {reason}")]
     Response { agent: String, reason: String },
+    /// A writing agent changed files in `.git/` that make git run commands.
+    #[error(
+        "agent '{agent}' changed {} in the repository's .git directory, from where git would run commands; \
+         the pass stops before git runs again (check and restore them, then --resume)",
+        paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    GitTampered { agent: String, paths: Vec<PathBuf> },
     /// The review's spending passed `--max-cost` with this call.
     #[error("agent '{agent}': the review has spent ${spent:.4}, over --max-cost ${limit:.4}")]
     CostLimit { agent: String, spent: f64, limit: f64 },
@@ -419,7 +427,14 @@ impl Agents<'_> {
     pub fn call(&self, d: &Definition, pass: u32, prompt: &str) -> Result<String, AgentError> {
         let _ = self.workspace.event(&Event::AgentStart { pass, agent: &d.name, prompt_bytes: prompt.len() });
         let started = Instant::now();
-        let result = call(self.config, d, self.root, prompt);
+        // A writing agent must leave alone what makes git run commands (super::gitdir).
+        let seal = preset::writes(d.role).then(|| Seal::take(self.root));
+        let result = call(self.config, d, self.root, prompt).and_then(|answer| {
+            match seal.map(|seal| seal.changed(&Seal::take(self.root))) {
+                Some(paths) if !paths.is_empty() => Err(AgentError::GitTampered { agent: d.name.clone(), paths }),
+                _ => Ok(answer),
+            }
+        });
         let ms = (started.elapsed().as_secs_f64() * 1e3).round();
         let agent = &d.name;
         let end = match &result {

@@ -26,6 +26,7 @@ pub mod definitions;
 pub mod error;
 pub mod event;
 pub mod gate;
+pub mod gitdir;
 pub mod init;
 pub mod preset;
 pub mod prompt;
