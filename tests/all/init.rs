@@ -76,3 +76,20 @@ fn without_agent_the_cli_on_path_is_chosen() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("a command of your own"), "{}", stdout(&out));
 }
+
+#[test]
+fn a_review_without_an_agent_refuses_before_any_state_and_names_init() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir(&root).unwrap();
+    let out = reviewhost()
+        .arg("review")
+        .arg(&root)
+        .env("REVIEWHOST_CONFIG_DIR", dir.path().join("no-config"))
+        .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("`reviewhost init`"), "{}", stderr(&out));
+    assert!(!root.join(".reviewhost").exists(), "a refused review created state");
+}
