@@ -65,6 +65,9 @@ const MATCH: &[(&str, &str)] = &[
 /// A repository to review, the fake model playing `turns` (agent name → turns), and a
 /// user configuration that runs `cli` through its preset.
 struct Setup {
+    /// One real CLI at a time: each is a heavy process, and the suite's timing tests run
+    /// beside these.
+    _turn: std::sync::MutexGuard<'static, ()>,
     dir: tempfile::TempDir,
     root: PathBuf,
     server: Child,
@@ -95,6 +98,8 @@ fn todo_assertion() -> Value {
 impl Setup {
     fn new(cli: Cli, files: &[(&str, &str)], turns: impl FnOnce(&Path) -> Value) -> Option<Setup> {
         let program = cli.program()?;
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("repo.under.review");
         std::fs::create_dir_all(root.join("src")).unwrap();
@@ -162,7 +167,7 @@ impl Setup {
             ),
         )
         .unwrap();
-        Some(Setup { dir, root, server, log, cli, port })
+        Some(Setup { _turn: turn, dir, root, server, log, cli, port })
     }
 
     /// `reviewhost review` of the repository, with the CLI's environment isolated.
