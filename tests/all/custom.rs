@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use crate::components;
 use crate::support::*;
 
 fn sha256_hex(path: &str) -> String {
@@ -42,10 +43,10 @@ fn unusable_components_are_errors_and_the_rest_runs() {
     // Beside the assertions file, where what is wrong with a component is reported (of a
     // path elsewhere, nothing is: `host_reads::components_outside_the_root_are_never_probed`).
     for (name, component) in [
-        ("probe.wasm", reviewhost_tests::PROBE),
-        ("future.wasm", reviewhost_tests::FUTURE_VALIDATOR),
-        ("rogue.wasm", reviewhost_tests::ROGUE_IMPORT),
-        ("spin.wasm", reviewhost_tests::SPIN),
+        ("probe.wasm", components::PROBE),
+        ("future.wasm", components::FUTURE_VALIDATOR),
+        ("rogue.wasm", components::ROGUE_IMPORT),
+        ("spin.wasm", components::SPIN),
     ] {
         std::fs::copy(component, root.join(name)).unwrap();
     }
@@ -53,7 +54,7 @@ fn unusable_components_are_errors_and_the_rest_runs() {
     let mut pinned_wrong = custom("C-sha", probe, json!({"pass": true}));
     pinned_wrong["sha256"] = json!("0".repeat(64));
     let mut pinned_right = custom("C-pinned", probe, json!({"pass": true}));
-    pinned_right["sha256"] = json!(sha256_hex(reviewhost_tests::PROBE));
+    pinned_right["sha256"] = json!(sha256_hex(components::PROBE));
     let file = assertions_file(
         root,
         json!([
@@ -102,11 +103,11 @@ fn paths_narrow_what_a_validator_can_see() {
         std::fs::write(p, text).unwrap();
     }
     let config = json!({"list": [".", "src", "secrets"], "read": ["src/lib.rs", "secrets/key", "README.md", "src/../secrets/key"], "pass": true});
-    let mut narrowed = custom("N-1", reviewhost_tests::PROBE, config.clone());
+    let mut narrowed = custom("N-1", components::PROBE, config.clone());
     narrowed["paths"] = json!(["src"]);
-    let mut outside = custom("N-2", reviewhost_tests::PROBE, config.clone());
+    let mut outside = custom("N-2", components::PROBE, config.clone());
     outside["paths"] = json!(["../"]);
-    let file = assertions_file(root, json!([narrowed, custom("N-3", reviewhost_tests::PROBE, config), outside]));
+    let file = assertions_file(root, json!([narrowed, custom("N-3", components::PROBE, config), outside]));
     let results = results(&file, root);
     let narrowed = &results[0].2;
     assert!(narrowed.contains("list src: lib.rs"), "{narrowed}");
@@ -134,7 +135,7 @@ fn a_tampered_cache_entry_is_recompiled_not_executed() {
     // Outside the root: a cache inside it is never used.
     let (cache, root) = (dir.path().join("cache"), dir.path().join("root"));
     std::fs::create_dir(&root).unwrap();
-    let file = assertions_file(&root, json!([custom("T-1", reviewhost_tests::PROBE, json!({"pass": true}))]));
+    let file = assertions_file(&root, json!([custom("T-1", components::PROBE, json!({"pass": true}))]));
     let run_with_cache = || {
         reviewhost()
             .env("REVIEWHOST_CACHE_DIR", &cache)

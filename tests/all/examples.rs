@@ -6,15 +6,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::components;
 use crate::support::*;
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/custom");
 
 /// The built components, under the names `examples/custom/assertions.json` uses.
 const COMPONENTS: [(&str, &str); 3] = [
-    ("license_header.wasm", reviewhost_tests::EXAMPLE_LICENSE_HEADER),
-    ("json_schema.wasm", reviewhost_tests::EXAMPLE_JSON_SCHEMA),
-    ("max_function_lines.wasm", reviewhost_tests::EXAMPLE_MAX_FUNCTION_LINES),
+    ("license_header.wasm", components::EXAMPLE_LICENSE_HEADER),
+    ("json_schema.wasm", components::EXAMPLE_JSON_SCHEMA),
+    ("max_function_lines.wasm", components::EXAMPLE_MAX_FUNCTION_LINES),
 ];
 
 /// A copy of `examples/custom` with the components in `components/`, as the README sets it up.

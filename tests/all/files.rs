@@ -12,6 +12,7 @@ use reviewhost::assertion::Status;
 use reviewhost::sandbox::{Input, Limits, RootDir, Sandbox, View};
 use serde_json::json;
 
+use crate::components;
 use crate::support::*;
 
 const SECRET: &str = "TOP-SECRET-SENTINEL";
@@ -114,7 +115,7 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
     );
     let limits = Limits { memory: 64 << 20, timeout: Duration::from_secs(5), ..Limits::default() };
     let mut runner = runner(limits, 2);
-    runner.checks_mut().register(&["reader"], "reader", &std::fs::read(reviewhost_tests::WHOLE_READER).unwrap());
+    runner.checks_mut().register(&["reader"], "reader", &std::fs::read(components::WHOLE_READER).unwrap());
     let started = Instant::now();
     let report = runner.run(&RunOptions { file, root: root.clone(), write: false, shard: None }).unwrap();
     assert!(started.elapsed() < Duration::from_secs(4), "a read blocked: {:?}", started.elapsed());
@@ -144,7 +145,7 @@ fn a_custom_validator_cannot_use_the_whole_file_reads() {
     std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
     let cache = cache_at(&cache_dir());
     let sandbox = Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap());
-    let wasm = std::fs::read(reviewhost_tests::FILES_VALIDATOR).unwrap();
+    let wasm = std::fs::read(components::FILES_VALIDATOR).unwrap();
     let validator = sandbox.load_validator("files-validator", &wasm).unwrap();
     let view = View::whole(&RootDir::new(dir.path()).unwrap());
     let input = Input::Validate { id: "V-1".into(), config: "\"a.txt\"".into() };

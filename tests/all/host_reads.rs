@@ -14,6 +14,7 @@ use reviewhost::check::{Checks, Site};
 use reviewhost::sandbox::{Limits, RootDir, Sandbox};
 use serde_json::{Value, json};
 
+use crate::components;
 use crate::support::*;
 
 /// A root with `sub/` (a harmless file), an outward symlink `staging -> ../outside`,
@@ -50,7 +51,7 @@ fn exchange(a: &Path, b: &Path) {
 /// A probe that lists `sub` and reads `sub/inside.txt` (and the secret's name under it),
 /// seeing only `sub`.
 fn narrowed_probe(id: &str) -> Value {
-    json!({"id": id, "type": "custom", "component": reviewhost_tests::PROBE, "paths": ["sub"],
+    json!({"id": id, "type": "custom", "component": components::PROBE, "paths": ["sub"],
            "config": {"list": ["sub"], "read": ["sub/inside.txt", format!("sub/{SECRET_NAME}")], "pass": true}})
 }
 
@@ -206,7 +207,7 @@ fn a_component_swapped_for_a_fifo_during_planning_never_hangs_the_host() {
     let tree = tree();
     let dir = tree.root.join("validators");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(reviewhost_tests::PROBE, dir.join("probe.wasm")).unwrap();
+    std::fs::copy(components::PROBE, dir.join("probe.wasm")).unwrap();
     assert!(Command::new("mkfifo").arg(dir.join("fifo")).status().unwrap().success());
     let assertions: Vec<Value> = (0..8).map(|i| custom(&format!("P-{i}"), "validators/probe.wasm")).collect();
     let file = assertions_file(&tree.base, json!(assertions));
@@ -281,7 +282,7 @@ fn a_relative_component_beside_the_assertions_file_wins_over_the_repository() {
     let operator = tree.base.join("ci");
     std::fs::create_dir_all(operator.join("validators")).unwrap();
     std::fs::create_dir_all(tree.root.join("validators")).unwrap();
-    std::fs::copy(reviewhost_tests::PROBE, operator.join("validators/check.wasm")).unwrap();
+    std::fs::copy(components::PROBE, operator.join("validators/check.wasm")).unwrap();
     // The repository's file of the same name: not a component at all.
     std::fs::write(tree.root.join("validators/check.wasm"), b"\0asm impostor").unwrap();
     let file = assertions_file(&operator, json!([custom("V-1", "validators/check.wasm")]));
@@ -351,13 +352,13 @@ fn a_compiled_component_cache_inside_the_root_is_never_loaded() {
     };
     // The honest component spins (the hostile validator's `res.spin`), so its verdict is
     // a time-out error; the probe, given the same config, passes.
-    let honest = json!({"id": "SPIN", "type": "custom", "component": reviewhost_tests::HOSTILE,
-                        "sha256": sha256(Path::new(reviewhost_tests::HOSTILE)),
+    let honest = json!({"id": "SPIN", "type": "custom", "component": components::HOSTILE,
+                        "sha256": sha256(Path::new(components::HOSTILE)),
                         "config": {"attack": "res.spin", "pass": true}});
     let honest_file = assertions_file(&tree.base, json!([honest]));
     with_cache(&outside_cache, &honest_file);
     let spin_entry = entries(&outside_cache).pop().expect("the spin component was cached");
-    let probe_file = assertions_file(&tree.base.join("outside"), json!([custom("P", reviewhost_tests::PROBE)]));
+    let probe_file = assertions_file(&tree.base.join("outside"), json!([custom("P", components::PROBE)]));
     with_cache(&outside_cache, &probe_file);
     let probe_entry = entries(&outside_cache).into_iter().find(|e| *e != spin_entry).expect("the probe was cached");
 

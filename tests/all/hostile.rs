@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::components;
 use crate::support::*;
 
 /// What an attack must end as.
@@ -156,7 +157,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
 }
 
 fn attack(id: &str, attack: &str, fortress: &Fortress, port: u16) -> Value {
-    json!({"id": id, "type": "custom", "description": attack, "component": reviewhost_tests::HOSTILE,
+    json!({"id": id, "type": "custom", "description": attack, "component": components::HOSTILE,
            "config": {"attack": attack, "outside": fortress.sentinel, "port": port}})
 }
 
@@ -171,8 +172,8 @@ fn every_attack_is_contained() {
     for (i, (name, _)) in ATTACKS.iter().enumerate() {
         assertions.push(attack(&format!("H-{i:02}"), name, &fortress, port));
     }
-    assertions.push(json!({"id": "INIT-SPIN", "type": "custom", "component": reviewhost_tests::INIT_SPIN}));
-    assertions.push(json!({"id": "INIT-TRAP", "type": "custom", "component": reviewhost_tests::INIT_TRAP}));
+    assertions.push(json!({"id": "INIT-SPIN", "type": "custom", "component": components::INIT_SPIN}));
+    assertions.push(json!({"id": "INIT-TRAP", "type": "custom", "component": components::INIT_TRAP}));
     assertions.push(json!({"id": "OK-2", "type": "grep_match", "command": "grep -rn fine ok.txt"}));
     assertions.push(json!({"id": "FAIL-1", "type": "file_exists", "path": "missing.txt"}));
     // The assertions file lives beside the root, so the root's snapshot covers the root only.
@@ -239,7 +240,7 @@ fn cut(text: &str) -> String {
 fn malformed_artifacts_are_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let wasm = std::fs::read(reviewhost_tests::HOSTILE).unwrap();
+    let wasm = std::fs::read(components::HOSTILE).unwrap();
     std::fs::write(root.join("truncated.wasm"), &wasm[..wasm.len() / 2]).unwrap();
     std::fs::write(root.join("core-module.wasm"), b"\0asm\x01\0\0\0").unwrap();
     std::fs::write(root.join("empty.wasm"), b"").unwrap();
@@ -314,7 +315,7 @@ fn a_symlink_swapped_in_during_a_walk_never_lets_a_read_escape() {
             {"id": "CAT", "type": "grep_not_match", "command": "cat swap/sentinel.txt staging/sentinel.txt"},
             {"id": "FIND", "type": "grep_match", "command": "find . -name '*.txt'"},
             {"id": "CONTENT", "type": "file_content", "path": "swap/sentinel.txt", "needle": "SENTINEL-SECRET"},
-            {"id": "PROBE", "type": "custom", "component": reviewhost_tests::PROBE,
+            {"id": "PROBE", "type": "custom", "component": components::PROBE,
              "config": {"list": ["swap", "staging"], "read": ["swap/sentinel.txt", "staging/sentinel.txt"]}}
         ]),
     );

@@ -9,6 +9,7 @@ use reviewhost::assertion::Status;
 use reviewhost::sandbox::Limits;
 use serde_json::json;
 
+use crate::components;
 use crate::support::*;
 
 #[test]
@@ -28,7 +29,7 @@ fn writes_network_environment_and_parent_are_all_refused() {
     // The test process has plenty of environment (PATH, CARGO_*): none may be visible.
     assert!(std::env::vars().next().is_some());
     let mut runner = runner(Limits::default(), 1);
-    runner.checks_mut().register(&["vandal"], "vandal", &std::fs::read(reviewhost_tests::VANDAL).unwrap());
+    runner.checks_mut().register(&["vandal"], "vandal", &std::fs::read(components::VANDAL).unwrap());
     let report = runner.run(&RunOptions { file, root: root.clone(), write: true, shard: None }).unwrap();
 
     let outcome = &report.results[0].1;
@@ -56,7 +57,7 @@ fn a_check_never_sees_the_memory_of_the_check_before_it() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let residue = |i: usize| {
-        json!({"id": format!("R-{i}"), "type": "custom", "component": reviewhost_tests::HOSTILE,
+        json!({"id": format!("R-{i}"), "type": "custom", "component": components::HOSTILE,
                "config": {"attack": "mem.residue"}})
     };
     let file = assertions_file(state.path(), json!((0..6).map(residue).collect::<Vec<_>>()));

@@ -9,6 +9,7 @@ use reviewhost::assertion::Status;
 use reviewhost::sandbox::{Limits, WATCHDOG_GRACE};
 use serde_json::json;
 
+use crate::components;
 use crate::support::*;
 
 /// Scheduling slack on a loaded 2-core CI machine.
@@ -59,7 +60,7 @@ fn an_infinite_loop_times_out_within_the_deadline() {
     for timeout in [Duration::from_secs(1), Limits::default().timeout] {
         let dir = tempfile::tempdir().unwrap();
         let limits = Limits { timeout, ..Limits::default() };
-        let (message, took) = run_hostile(reviewhost_tests::SPIN, limits, 2, dir.path());
+        let (message, took) = run_hostile(components::SPIN, limits, 2, dir.path());
         assert_eq!(message, format!("timed out after {} s", timeout.as_secs()));
         assert!(took >= limits.timeout && took < limits.timeout + SLACK, "took {took:?}");
         eprintln!("runaway check at a {timeout:?} timeout: error after {took:?}");
@@ -71,7 +72,7 @@ fn unbounded_memory_growth_hits_the_memory_limit() {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits { memory: 64 << 20, ..Limits::default() };
     let started = Instant::now();
-    let (message, _) = run_hostile(reviewhost_tests::BALLOON, limits, 2, dir.path());
+    let (message, _) = run_hostile(components::BALLOON, limits, 2, dir.path());
     assert_eq!(message, "memory limit 64 MiB exceeded");
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
 }
@@ -85,7 +86,7 @@ fn a_host_call_that_blocks_is_abandoned() {
     for jobs in [1, 2] {
         let dir = tempfile::tempdir().unwrap();
         let sleeper = json!({"id": "H-1", "type": "custom", "description": "hostile",
-                             "component": reviewhost_tests::HOSTILE, "config": {"attack": "res.sleep"}});
+                             "component": components::HOSTILE, "config": {"attack": "res.sleep"}});
         let file = hostile_file(dir.path(), sleeper);
         let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
         let started = Instant::now();
@@ -104,7 +105,7 @@ fn a_fifo_is_refused_before_its_open_can_block() {
     let fifo = dir.path().join("fifo");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let limits = Limits { timeout: Duration::from_secs(1), ..Limits::default() };
-    let (message, took) = run_hostile(reviewhost_tests::FIFO_READER, limits, 1, dir.path());
+    let (message, took) = run_hostile(components::FIFO_READER, limits, 1, dir.path());
     assert!(message.starts_with("Permission denied"), "{message}");
     assert!(took < SLACK, "took {took:?}");
 }

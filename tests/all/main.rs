@@ -4,6 +4,7 @@
 //! codes, the file on disk) and the library where a test needs a component that is not
 //! built in (the hostile components of `tests/components/`).
 
+mod components;
 mod support;
 
 mod agent_clis;

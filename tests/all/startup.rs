@@ -24,7 +24,7 @@ fn builtin_checks_run_precompiled_with_an_empty_cache() {
     for a in file.assertions() {
         let plan = checks.plan(a, &site);
         let Plan::Evaluate(task) = &plan else { panic!("{}: nothing to evaluate", a.id) };
-        assert!(task.component.precompiled(), "{}: {} was compiled at run time", a.id, task.component.name());
+        assert!(task.component.precompiled(), "{}: {:?} was compiled at run time", a.id, task.component);
         assert_eq!(checks.execute(plan).status, Status::Pass, "{}", a.id);
     }
     assert_eq!(std::fs::read_dir(&cache_dir).unwrap().count(), 0, "a cache entry was written");

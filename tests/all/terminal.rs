@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
+use crate::components;
 use crate::support::*;
 
 /// A pseudo-terminal: (the side we read, the side the child writes to).
@@ -62,7 +63,7 @@ fn slow_repository() -> (tempfile::TempDir, std::path::PathBuf) {
     let file = assertions_file(
         dir.path(),
         json!([
-            {"id": "SLOW", "type": "custom", "description": "slow", "component": reviewhost_tests::PROBE,
+            {"id": "SLOW", "type": "custom", "description": "slow", "component": components::PROBE,
              "config": {"busy_ms": 2000, "pass": true}},
             {"id": "MISSING", "type": "file_exists", "description": "fails", "path": "missing"}
         ]),
@@ -158,7 +159,7 @@ fn every_help_example_runs() {
         std::fs::copy(repo.join("examples/basic/assertions.json"), here.join(name)).unwrap();
     }
     copy_tree(&repo.join("examples/basic"), &here.join("review-root"));
-    std::fs::copy(reviewhost_tests::EXAMPLE_LICENSE_HEADER, here.join("license_check.wasm")).unwrap();
+    std::fs::copy(components::EXAMPLE_LICENSE_HEADER, here.join("license_check.wasm")).unwrap();
     let case = here.join("fixtures/has-header");
     std::fs::create_dir_all(case.join("root/src")).unwrap();
     std::fs::write(case.join("root/src/lib.rs"), "// SPDX-License-Identifier: MIT\nfn f() {}\n").unwrap();

@@ -26,8 +26,8 @@ use std::sync::Arc;
 
 use cap_primitives::fs::{OpenOptions, OpenOptionsExt};
 
-use super::HostState;
 use super::bindings::builtin::reviewhost::check::files::{DirEntry, EntryKind, Host, ReadError};
+use super::evaluate::HostState;
 use super::handle::DirHandle;
 use super::host_read::{Cut, read_whole};
 

@@ -31,7 +31,7 @@ use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorType, ErrorCode, Host, HostDescriptor, OpenFlags, PathFlags,
 };
 
-use super::HostState;
+use super::evaluate::HostState;
 
 /// The WASI interface whose `open-at` is replaced: the version wasmtime-wasi's
 /// `add_to_linker_sync` defines (components importing an older 0.2.x link to it too).

@@ -1,0 +1,162 @@
+//! Loading a check component: compiled once (by Cranelift, from the private cache, or
+//! embedded in the binary for the built-in checks) and pre-linked against the sandbox's
+//! linker, so that each evaluation only instantiates it.
+//!
+//! What is refused here, before anything runs: a file that is not a WebAssembly
+//! component (precompiled native code above all: only the host's own cache and its own
+//! embedded artifacts are trusted), one that takes longer than [`COMPILE_TIMEOUT`] to
+//! compile, a validator that does not export a compatible [`VALIDATOR_INTERFACE`], and
+//! one that imports what the sandbox does not provide.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::Component;
+
+use super::bindings::builtin::BuiltinCheckPre;
+use super::bindings::validator::CustomValidatorPre as ValidatorPre;
+use super::engine::{Sandbox, SandboxError};
+use super::evaluate::HostState;
+use super::limits::Seconds;
+use super::supervise::{self, Lost};
+
+/// The interface a custom validator must export, with the version of `wit/` this host
+/// was built against. Components built against a semver-compatible version link too.
+pub const VALIDATOR_INTERFACE: &str = "reviewhost:check/validator@0.1.0";
+
+/// Longest a component may take to compile (Cranelift), so a hostile component cannot
+/// hold the run in the compiler. Honest components compile in about a second.
+pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A compiled, pre-linked check component.
+#[derive(Clone)]
+pub struct CheckComponent {
+    name: Arc<str>,
+    pub(super) entry: Entry,
+    /// Loaded from an artifact embedded in the binary, without compiling.
+    precompiled: bool,
+}
+
+/// Which WIT world a component implements.
+#[derive(Clone)]
+pub(super) enum Entry {
+    Builtin(BuiltinCheckPre<HostState>),
+    Validator(ValidatorPre<HostState>),
+}
+
+impl CheckComponent {
+    /// Whether the compiled code came embedded in the binary (no Cranelift, no cache).
+    pub fn precompiled(&self) -> bool {
+        self.precompiled
+    }
+}
+
+impl std::fmt::Debug for CheckComponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckComponent").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Sandbox {
+    /// Compiles (or loads from the cache) and pre-links a built-in check component
+    /// (`name` is for messages), taking the compiled code from `precompiled` when this
+    /// engine accepts it: the artifact `build.rs` made of `wasm` for the checks built into the
+    /// binary (empty when there is none).
+    pub(crate) fn load_builtin(
+        &self,
+        name: &str,
+        wasm: &[u8],
+        precompiled: &[u8],
+    ) -> Result<CheckComponent, SandboxError> {
+        let refused = |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
+        let embedded = match precompiled {
+            [] => None,
+            // SAFETY: `precompiled` is only ever an artifact embedded in this binary by its
+            // own build script from its own built-in components (`check::builtin`): the
+            // same trust as the host's code. wasmtime checks it was made by a compatible
+            // engine.
+            bytes => unsafe { Component::deserialize(&self.engine, bytes) }.ok(),
+        };
+        let precompiled = embedded.is_some();
+        let component = match embedded {
+            Some(component) => component,
+            None => self.compile(name, wasm)?,
+        };
+        let pre = self.linker.instantiate_pre(&component).map_err(refused)?;
+        let pre = BuiltinCheckPre::new(pre).map_err(refused)?;
+        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre), precompiled })
+    }
+
+    /// Compiles and pre-links a custom validator: it must export [`VALIDATOR_INTERFACE`]
+    /// (a semver-compatible version) and import nothing the sandbox does not provide.
+    pub fn load_validator(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
+        let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
+        let component = self.compile(name, wasm)?;
+        let exports: Vec<String> =
+            component.component_type().exports(&self.engine).map(|(export, _)| export.to_string()).collect();
+        let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
+        match exports.iter().find_map(|e| e.strip_prefix(interface)?.strip_prefix('@')) {
+            Some(version) if semver_compatible(version, expected) => {}
+            Some(version) => {
+                return Err(refused(format!(
+                    "it was built against {interface}@{version}, but this reviewhost expects {VALIDATOR_INTERFACE} \
+                     (rebuild it with the matching reviewhost-guest SDK)"
+                )));
+            }
+            None => {
+                let exports = if exports.is_empty() { "none".to_string() } else { exports.join(", ") };
+                return Err(refused(format!(
+                    "it does not export {VALIDATOR_INTERFACE} (it exports: {exports}); \
+                     build it with reviewhost_guest::export_validator!"
+                )));
+            }
+        }
+        let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
+        let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
+        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre), precompiled: false })
+    }
+
+    /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].
+    fn compile(&self, name: &str, wasm: &[u8]) -> Result<Component, SandboxError> {
+        let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
+        if wasm.starts_with(b"\x7fELF") {
+            // Precompiled native code runs unchecked: only the host's own cache is trusted.
+            return Err(refused("a precompiled native artifact, not a WebAssembly file (never loaded)".into()));
+        }
+        if !wasm.starts_with(b"\0asm") {
+            return Err(refused("not a WebAssembly file".into()));
+        }
+        // The layer field: 1 for a component, 0 for a core module (which is not a check).
+        if wasm.get(6..8) == Some(&[0, 0]) {
+            return Err(refused("a core WebAssembly module, not a component (build it for wasm32-wasip2)".into()));
+        }
+        // On a thread of its own, which is abandoned if Cranelift takes too long; a panic
+        // in the compiler is this component's refusal, not the end of the run.
+        let (engine, cache) = (self.engine.clone(), self.cache.clone());
+        let compile = move |_: usize, wasm: &Vec<u8>| {
+            let compiled = match &cache {
+                Some(cache) => cache.component(&engine, wasm),
+                None => Component::new(&engine, wasm),
+            };
+            compiled.map_err(|e| format!("not a valid component: {e:#}"))
+        };
+        let mut compiled = supervise::map(vec![wasm.to_vec()], 1, COMPILE_TIMEOUT, compile, |_, _, lost| {
+            Err(match lost {
+                Lost::Stuck => format!("compiling it took longer than {}", Seconds(COMPILE_TIMEOUT)),
+                Lost::NoThread(reason) => reason,
+                Lost::Panicked(message) => format!("the compiler failed on it: {message}"),
+            })
+        });
+        compiled.pop().expect("one result per item").map_err(refused)
+    }
+}
+
+/// `version` can stand in for `expected` under semver (0.x: same minor; else same major).
+fn semver_compatible(version: &str, expected: &str) -> bool {
+    let parts = |v: &str| v.split('.').map(|p| p.parse::<u64>().unwrap_or(u64::MAX)).collect::<Vec<_>>();
+    let (v, e) = (parts(version), parts(expected));
+    match (v.first(), e.first()) {
+        (Some(0), Some(0)) => v.get(1) == e.get(1),
+        (major, expected_major) => major == expected_major,
+    }
+}
