@@ -182,7 +182,9 @@ fn evaluate_in_store(entry: &Entry, view: &View, input: &Input, limits: Limits) 
     };
     let mut store = Store::new(engine, state);
     store.limiter(|state| &mut state.limiter);
-    let ticks = limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()).max(1);
+    // One tick more than the timeout holds: the epoch in progress is partly over already,
+    // and a deadline must never come early.
+    let ticks = limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) + 1;
     store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
     store.epoch_deadline_trap();
 

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wasmtime::Engine;
 
@@ -15,7 +15,7 @@ use wasmtime::Engine;
 /// shorter tick costs more (wasmtime-notes: ~8% at 10 ms).
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// Advances the engine's epoch every [`EPOCH_TICK`] until dropped.
+/// Advances the engine's epoch once per [`EPOCH_TICK`] of wall-clock time until dropped.
 pub(super) struct Ticker {
     stop: Arc<AtomicBool>,
 }
@@ -27,9 +27,19 @@ impl Ticker {
         thread::Builder::new()
             .name("epoch ticker".into())
             .spawn(move || {
+                let started = Instant::now();
+                let mut ticks: u128 = 0;
                 while !flag.load(Ordering::Relaxed) {
                     thread::sleep(EPOCH_TICK);
-                    engine.increment_epoch();
+                    // A sleep lasts longer than asked on a loaded machine: the epoch follows
+                    // the clock, not the count of sleeps, so that a deadline counted in
+                    // epochs passes when its time has, before the wall-clock watchdog
+                    // takes a spinning check for one blocked in a host call.
+                    let due = started.elapsed().as_nanos() / EPOCH_TICK.as_nanos();
+                    while ticks < due {
+                        engine.increment_epoch();
+                        ticks += 1;
+                    }
                 }
             })
             .expect("cannot start the epoch ticker thread");
