@@ -75,8 +75,7 @@ impl CacheKey {
         }
         let mut key = [0u8; blake3::KEY_LEN];
         fill_random(&mut key)?;
-        let mut tmp =
-            tempfile::Builder::new().prefix(".cache.key.").tempfile_in(crate::write::parent_dir(path))?;
+        let mut tmp = tempfile::Builder::new().prefix(".cache.key.").tempfile_in(crate::write::parent_dir(path))?;
         tmp.write_all(hex(&key).as_bytes())?;
         tmp.as_file().sync_all()?;
         // Another run may have made one meanwhile: theirs stands, and is read back.
