@@ -10,6 +10,7 @@
 pub mod assertion;
 pub mod authoring;
 pub mod check;
+pub mod mcp;
 pub mod report;
 pub mod review;
 pub mod run;

@@ -11,6 +11,7 @@ use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveErr
 use crate::authoring::fixtures::{self, CaseResult, FixtureError};
 use crate::check::{Checks, MAX_COMPONENT_BYTES, Outcome, Site};
 use crate::sandbox::{Base, Cache, Limits, RootDir, Sandbox, SandboxError, read_file};
+pub use reviewhost_protocol::ShellOutput;
 
 /// What a run is asked to do.
 #[derive(Debug, Clone)]
@@ -188,6 +189,22 @@ impl Runner {
             confidence,
             shard: options.shard,
         })
+    }
+
+    /// Checks one assertion object against `root`, as `run` would (a custom component is
+    /// looked for in the root): `reviewhost mcp`'s `check`. Nothing is written.
+    pub fn check_one(&self, object: &serde_json::Value, root: &RootDir) -> Result<(Assertion, Outcome), RunError> {
+        let doc = serde_json::json!({ "assertions": [object] });
+        let file = assertion::parse(Path::new("(the check tool's assertion)"), doc.to_string().as_bytes())?;
+        let assertion = file.assertions()[0].clone();
+        let site = Site { root: root.clone(), file_dir: root.path().to_path_buf() };
+        let outcome = self.checks.execute(self.checks.plan(&assertion, &site));
+        Ok((assertion, outcome))
+    }
+
+    /// Runs `command` in the sandbox and returns what it printed: `reviewhost mcp`'s `sh`.
+    pub fn shell(&self, command: &str, root: &RootDir) -> Result<ShellOutput, String> {
+        self.checks.shell_output(command, root)
     }
 
     /// Findings per assertion (id, finding) for `reviewhost lint`: nothing is judged,

@@ -65,6 +65,28 @@ pub enum Mode {
     Evaluate,
     /// `reviewhost lint`: return the diagnostics as evidence, without running.
     Lint,
+    /// `reviewhost mcp`'s `sh`: run the command and return what it printed and its exit
+    /// status ([`ShellOutput`], as the verdict's message), judging nothing.
+    Output,
+}
+
+/// What a command printed, for [`Mode::Output`]: each stream cut to
+/// [`ShellOutput::MAX_BYTES`], saying so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShellOutput {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// Whether stdout or stderr was cut.
+    pub cut: bool,
+    /// What kept the command from running as written: a program the sandbox does not
+    /// have, a refused write, a program that failed with an error.
+    pub trouble: Vec<String>,
+}
+
+impl ShellOutput {
+    /// Bytes of each stream returned.
+    pub const MAX_BYTES: usize = 64 * 1024;
 }
 
 #[cfg(test)]

@@ -530,3 +530,54 @@ fn claude_code_writers_cannot_reconfigure_git() {
 fn codex_writers_cannot_reconfigure_git() {
     writer_cannot_reconfigure_git(Cli::Codex);
 }
+
+/// A read-only Claude Code agent explores through `reviewhost mcp`'s sandboxed `sh`, not
+/// the CLI's own Bash: the tool answers, reads only the root, and deletes nothing.
+#[test]
+fn claude_code_analysts_explore_through_the_sandboxed_shell() {
+    let Some(setup) = Setup::new(Cli::Claude, &[("etc/passwd", "the root's own\n")], |_| {
+        let sh = |command: &str| json!({"name": "mcp__reviewhost__sh", "input": {"command": command}});
+        json!({"principles-analyst": [
+            {"tools": [sh("grep -rn TODO src")]},
+            {"tools": [sh("cat /etc/passwd")]},
+            {"tools": [sh("rm -rf src")]},
+            analysis(json!([]))
+        ]})
+    }) else {
+        return;
+    };
+    let out = setup.review(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let requests = setup.requests_of("principles-analyst");
+    assert_eq!(requests.len(), 4, "one request per turn");
+    assert_eq!(
+        Setup::offered(&requests[0]),
+        ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"],
+        "Bash is not offered; the sandbox's tools are"
+    );
+    // What each call returned, as the model saw it in the next request.
+    let result = |request: &Value| {
+        let messages = request["body"]["messages"].as_array().unwrap();
+        messages.last().unwrap()["content"].to_string()
+    };
+    assert!(result(&requests[1]).contains("src/lib.rs:1:// TODO: handle errors"), "{}", result(&requests[1]));
+    assert!(result(&requests[2]).contains("the root's own"), "{}", result(&requests[2]));
+    assert!(!result(&requests[2]).contains("root:x:0:0"), "the host's /etc/passwd was read");
+    assert!(result(&requests[3]).contains("'rm' is not available"), "{}", result(&requests[3]));
+    assert!(setup.root.join("src/lib.rs").exists());
+}
+
+/// Codex's read-only analysts get `reviewhost mcp` through its MCP configuration: the
+/// server starts and its tools reach the model as a namespace Codex loads on demand
+/// (`tool_search`), beside Codex's own shell, which its read-only sandbox confines.
+#[test]
+fn codex_analysts_are_offered_the_sandboxed_shell() {
+    let Some(setup) = Setup::new(Cli::Codex, &[], |_| json!({"principles-analyst": [analysis(json!([]))]})) else {
+        return;
+    };
+    let out = setup.review(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let request = &setup.requests_of("principles-analyst")[0];
+    let system = Setup::system_text(request);
+    assert!(system.contains("mcp__reviewhost: reviewhost's sandbox"), "{system}");
+}

@@ -23,6 +23,7 @@ mod inert_output;
 mod init;
 mod isolation;
 mod limits;
+mod mcp;
 mod repo_trust;
 mod reports;
 mod review;

@@ -18,7 +18,7 @@ pub mod lint;
 pub mod parse;
 
 use reviewhost_guest::{Check, Verdict};
-use reviewhost_protocol::{Mode, ShellInput};
+use reviewhost_protocol::{Mode, ShellInput, ShellOutput};
 use reviewhost_tool::{Ctx, Program};
 
 pub struct ShellCheck;
@@ -37,6 +37,20 @@ pub fn evaluate_at(input: &str, root: &std::path::Path) -> Result<Verdict, Strin
     if input.mode == Mode::Lint {
         let verdict = if notes.is_empty() { Verdict::pass("no findings") } else { Verdict::fail("findings") };
         return Ok(notes.into_iter().fold(verdict, |v, note| v.with_evidence("", None, note)));
+    }
+    if input.mode == Mode::Output {
+        let run = exec::run(&script, ctx, lookup, ShellOutput::MAX_BYTES + 1);
+        let text =
+            |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(ShellOutput::MAX_BYTES)]).into_owned();
+        let output = ShellOutput {
+            status: run.status,
+            stdout: text(&run.stdout),
+            stderr: text(&run.stderr),
+            cut: run.stdout.len() > ShellOutput::MAX_BYTES || run.stderr.len() > ShellOutput::MAX_BYTES,
+            trouble: run.trouble.iter().map(ToString::to_string).collect(),
+        };
+        let json = serde_json::to_string(&output).map_err(|e| e.to_string())?;
+        return Ok(Verdict { passed: run.status == 0, message: json, evidence: Vec::new() });
     }
     let run = exec::run(&script, ctx, lookup, judge::stdout_limit(&input.rule));
     judge::judge(&input.rule, &run, &notes)

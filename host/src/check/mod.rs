@@ -24,7 +24,7 @@ use sha2::Digest;
 
 pub mod expect;
 
-use reviewhost_protocol::{FileCheck, Mode, ShellInput};
+use reviewhost_protocol::{FileCheck, Intent, Mode, Rule, ShellInput, ShellOutput};
 
 use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
 use crate::sandbox::{
@@ -354,6 +354,18 @@ impl Checks {
                 format!("unknown assertion type '{}'", assertion.type_name),
             ));
         };
+        let component = match self.load(registered) {
+            Ok(component) => component,
+            Err(reason) => return Plan::Decided(Outcome::decided(Status::Error, reason)),
+        };
+        match Self::input(registered, assertion, prepared, mode) {
+            Ok(input) => Plan::Evaluate(Task { component, input: Input::Assertion(input), view: View::whole(root) }),
+            Err(decided) => Plan::Decided(decided),
+        }
+    }
+
+    /// The component of `registered`, loaded on first use.
+    fn load(&self, registered: &Registered) -> Result<Arc<CheckComponent>, String> {
         let loaded = registered.loaded.get_or_init(|| {
             let precompiled = registered.builtin.map_or(&[][..], |b| b.precompiled);
             self.sandbox
@@ -361,13 +373,27 @@ impl Checks {
                 .map(Arc::new)
                 .map_err(|e: SandboxError| e.to_string())
         });
-        let component = match loaded {
-            Ok(component) => component.clone(),
-            Err(reason) => return Plan::Decided(Outcome::decided(Status::Error, reason.clone())),
+        loaded.clone()
+    }
+
+    /// Runs `command` in the sandbox exactly as an assertion's command runs (the same
+    /// interpreter, programs, limits and read-only root) and returns what it printed,
+    /// judging nothing: `reviewhost mcp`'s `sh`.
+    pub fn shell_output(&self, command: &str, root: &RootDir) -> Result<ShellOutput, String> {
+        let registered = self.by_type.get("shell_exit_zero").ok_or("no check runs commands")?;
+        let component = self.load(registered)?;
+        let input = ShellInput {
+            command: command.to_string(),
+            rule: Rule::ExitZero { quiet: false },
+            intent: Intent::Other,
+            mode: Mode::Output,
         };
-        match Self::input(registered, assertion, prepared, mode) {
-            Ok(input) => Plan::Evaluate(Task { component, input: Input::Assertion(input), view: View::whole(root) }),
-            Err(decided) => Plan::Decided(decided),
+        let input = Input::Assertion(serde_json::to_string(&input).expect("an input serializes to JSON"));
+        let task = Task { component, input, view: View::whole(root) };
+        let evaluation = self.sandbox.evaluate_all(vec![task], |_| {}).pop().expect("one evaluation per task");
+        match evaluation.result {
+            Ok(verdict) => serde_json::from_str(&verdict.message).map_err(|e| format!("the shell check's output: {e}")),
+            Err(e) => Err(e.to_string()),
         }
     }
 

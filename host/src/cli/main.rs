@@ -9,6 +9,7 @@ mod agents;
 mod exit;
 mod init;
 mod lint;
+mod mcp;
 mod new;
 mod output;
 mod progress;
@@ -55,6 +56,8 @@ enum Command {
     Agents(agents::AgentsArgs),
     /// Write a starting reviewhost.toml for Claude Code, Codex or another agent CLI.
     Init(init::InitArgs),
+    /// Serve the sandboxed shell and checks to agents over MCP (stdio).
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
 }
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
         Command::Review(args) => review::review(args),
         Command::Agents(args) => agents::agents(&args),
         Command::Init(args) => init::init(&args),
+        Command::Mcp(args) => mcp::mcp(&args),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "reviewhost", &mut std::io::stdout());
             Ok(Exit::Clean)

@@ -85,7 +85,8 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
         assertions_file: args.assertions,
         max_passes: args.max_passes,
         resume: args.resume,
-        config: setup.config,
+        // Read-only agents of a preset get this program's sandboxed shell (`reviewhost mcp`).
+        config: reviewhost::review::agent::Config { sandbox_program: std::env::current_exe().ok(), ..setup.config },
         definitions: setup.definitions,
         prompt_budget: args.prompt_budget,
         max_cost: args.max_cost,

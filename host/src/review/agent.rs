@@ -90,6 +90,10 @@ pub struct Config {
     pub agent: AgentSettings,
     #[serde(default)]
     pub agents: BTreeMap<String, AgentSettings>,
+    /// The `reviewhost` program, whose `mcp` subcommand a preset offers read-only agents
+    /// (set by the command line, never by a file).
+    #[serde(skip)]
+    pub sandbox_program: Option<PathBuf>,
 }
 
 /// What an agent is run with, after the per-agent overrides.
@@ -271,7 +275,8 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
         Some(preset) => {
             let max_turns = settings.max_turns.unwrap_or_else(|| preset::default_max_turns(definition.role));
             let mut argv = settings.command.clone();
-            argv.extend(preset.args(definition, root, system.path(), max_turns));
+            let sandbox = config.sandbox_program.as_deref();
+            argv.extend(preset.args(definition, root, system.path(), max_turns, sandbox));
             argv
         }
         None => substitute(&settings.command, definition, system.path()),
@@ -343,8 +348,8 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
     if settings.preset.is_some()
         && let Some(offered) = &reply.offered
     {
-        let extra: Vec<&str> =
-            offered.iter().map(String::as_str).filter(|t| !definition.tools.iter().any(|d| d == t)).collect();
+        let given = |t: &str| definition.tools.iter().any(|d| d == t) || preset::SANDBOX_TOOLS.contains(&t);
+        let extra: Vec<&str> = offered.iter().map(String::as_str).filter(|t| !given(t)).collect();
         if !extra.is_empty() {
             return Err(AgentError::Response {
                 agent,

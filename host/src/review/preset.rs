@@ -66,7 +66,18 @@ impl Preset {
     /// The arguments after the program for one call of `definition` in `root`, with its
     /// body in `system_prompt_file` and at most `max_turns` model turns (Codex has no
     /// such limit; its own timeout applies).
-    pub fn args(self, definition: &Definition, root: &Path, system_prompt_file: &Path, max_turns: u32) -> Vec<String> {
+    ///
+    /// With `sandbox` (the `reviewhost` program), a read-only agent of Claude Code is also
+    /// offered the sandboxed shell and checks of `reviewhost mcp` ([`SANDBOX_TOOLS`]),
+    /// started for `root` and nothing else.
+    pub fn args(
+        self,
+        definition: &Definition,
+        root: &Path,
+        system_prompt_file: &Path,
+        max_turns: u32,
+        sandbox: Option<&Path>,
+    ) -> Vec<String> {
         let writes = writes(definition.role);
         let mut args: Vec<String> = Vec::new();
         let mut push = |items: &[&str]| args.extend(items.iter().map(|s| s.to_string()));
@@ -76,6 +87,12 @@ impl Preset {
                 push(&["-p", "--output-format", "stream-json", "--verbose"]);
                 // Exactly these tools are offered; an empty list offers none.
                 push(&["--tools", &definition.tools.join(",")]);
+                if let (false, Some(program)) = (writes, sandbox) {
+                    let server = serde_json::json!({"mcpServers": {SANDBOX_SERVER: {
+                        "command": program, "args": ["mcp", "--root", root],
+                    }}});
+                    push(&["--mcp-config", &server.to_string(), "--allowedTools", &SANDBOX_TOOLS.join(",")]);
+                }
                 if writes {
                     push(&["--permission-mode", "acceptEdits"]);
                 }
@@ -100,8 +117,17 @@ impl Preset {
                 push(&["-c", "project_doc_max_bytes=0", "-c", "skills.include_instructions=false"]);
                 // A repository the user once trusted would load its .codex/config.toml.
                 // An inline table: Codex splits a dotted `-c` key on every dot.
-                let root = toml_string(&root.to_string_lossy());
+                let root_text = root.to_string_lossy().into_owned();
+                let root = toml_string(&root_text);
                 push(&["-c", &format!("projects={{{root}={{trust_level=\"untrusted\"}}}}")]);
+                if let (false, Some(program)) = (writes, sandbox) {
+                    let program = toml_string(&program.to_string_lossy());
+                    let args = toml::Value::Array(
+                        ["mcp", "--root", &root_text].iter().map(|a| toml::Value::String(a.to_string())).collect(),
+                    );
+                    push(&["-c", &format!("mcp_servers.{SANDBOX_SERVER}.command={program}")]);
+                    push(&["-c", &format!("mcp_servers.{SANDBOX_SERVER}.args={args}")]);
+                }
                 if !definition.model.is_empty() {
                     push(&["-m", &definition.model]);
                 }
@@ -111,6 +137,12 @@ impl Preset {
         args
     }
 }
+
+/// The name of `reviewhost mcp` in the MCP configuration a preset gives.
+pub const SANDBOX_SERVER: &str = "reviewhost";
+
+/// The tools of `reviewhost mcp` as Claude Code names them (`mcp__SERVER__TOOL`).
+pub const SANDBOX_TOOLS: [&str; 2] = ["mcp__reviewhost__sh", "mcp__reviewhost__check"];
 
 /// Whether agents of `role` change the repository.
 pub fn writes(role: Role) -> bool {
@@ -162,6 +194,7 @@ mod tests {
             Path::new("/r"),
             Path::new("/t/s.md"),
             7,
+            None,
         );
         let line = args.join(" ");
         assert_eq!(
@@ -174,15 +207,36 @@ mod tests {
             Path::new("/r"),
             Path::new("/t/s.md"),
             7,
+            None,
         );
         assert!(writer.join(" ").contains("--tools Read,Edit --permission-mode acceptEdits"));
         assert!(writer.ends_with(&["--model".to_string(), "opus".to_string()]));
     }
 
     #[test]
+    fn only_read_only_agents_get_the_sandboxed_shell() {
+        let program = Some(Path::new("/bin/reviewhost"));
+        for preset in [Preset::ClaudeCode, Preset::Codex] {
+            let args = |role| {
+                preset.args(&definition(role, &["Read"], ""), Path::new("/r"), Path::new("/s"), 7, program).join(" ")
+            };
+            let analyst = args(Role::Analyst);
+            assert!(analyst.contains("mcp") && analyst.contains("/bin/reviewhost"), "{analyst}");
+            assert!(analyst.replace(", ", ",").contains(r#""mcp","--root","/r""#), "{analyst}");
+            assert!(!args(Role::Implementer).contains("/bin/reviewhost"));
+            assert!(!args(Role::FixAgent).contains("/bin/reviewhost"));
+        }
+        let claude = Preset::ClaudeCode
+            .args(&definition(Role::Analyst, &["Read"], ""), Path::new("/r"), Path::new("/s"), 7, program)
+            .join(" ");
+        assert!(claude.contains("--allowedTools mcp__reviewhost__sh,mcp__reviewhost__check"), "{claude}");
+    }
+
+    #[test]
     fn codex_reads_no_project_instructions_and_writes_only_the_workspace() {
         let root = Path::new("/home/u/my.repo \"x\"");
-        let analyst = Preset::Codex.args(&definition(Role::Analyst, &["Read"], ""), root, Path::new("/t/s.md"), 7);
+        let analyst =
+            Preset::Codex.args(&definition(Role::Analyst, &["Read"], ""), root, Path::new("/t/s.md"), 7, None);
         let line = analyst.join(" ");
         assert!(line.starts_with("exec --skip-git-repo-check --ephemeral --json -s read-only "), "{line}");
         assert!(line.contains("-c model_instructions_file=\"/t/s.md\""), "{line}");
@@ -191,7 +245,7 @@ mod tests {
         assert!(line.contains(r#"-c projects={'/home/u/my.repo "x"'={trust_level="untrusted"}}"#), "{line}");
         assert!(!line.contains("-m ") && analyst.last().unwrap() == "-");
         let implementer =
-            Preset::Codex.args(&definition(Role::Implementer, &[], "gpt-5.5"), root, Path::new("/t/s.md"), 7);
+            Preset::Codex.args(&definition(Role::Implementer, &[], "gpt-5.5"), root, Path::new("/t/s.md"), 7, None);
         let line = implementer.join(" ");
         assert!(line.contains("-s workspace-write -c sandbox_workspace_write.exclude_slash_tmp=true"), "{line}");
         assert!(line.contains("sandbox_workspace_write.exclude_tmpdir_env_var=true"), "{line}");

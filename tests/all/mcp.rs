@@ -1,0 +1,181 @@
+//! `reviewhost mcp`: an MCP client speaking to the server over stdio (handshake, tool
+//! listing, `sh` and `check`), and the sandboxed `sh` against every command seed 003's
+//! read-only policy must deny.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+use reviewhost::sandbox::{Limits, RootDir};
+use serde_json::{Value, json};
+
+use crate::support::{reviewhost, runner};
+
+/// A client of one `reviewhost mcp` process.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Client {
+    fn start(root: &Path) -> Client {
+        let mut child = reviewhost()
+            .args(["mcp", "--root"])
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut client = Client { child, stdin, stdout, next: 1 };
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+        );
+        assert!(init["serverInfo"]["name"].is_string(), "{init}");
+        assert!(init["capabilities"]["tools"].is_object(), "{init}");
+        client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its `result` (panics on an error response).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                assert!(message.get("error").is_none(), "{message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    /// Calls `tool`; returns (is_error, the text content parsed as JSON or as a string).
+    fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let text = result["content"][0]["text"].as_str().unwrap().to_string();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (result["isError"] == true, body)
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn repo(dir: &Path) -> std::path::PathBuf {
+    let root = dir.join("repo");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "// TODO: handle errors\npub fn f() {}\n").unwrap();
+    std::fs::write(root.join("etc/passwd"), "the root's own etc/passwd\n").unwrap();
+    root
+}
+
+#[test]
+fn a_client_lists_the_tools_and_runs_sh_and_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo(dir.path());
+    let mut client = Client::start(&root);
+
+    let tools = client.request("tools/list", json!({}));
+    let mut names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["check", "sh"]);
+    let sh = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "sh").unwrap();
+    assert_eq!(sh["inputSchema"]["required"], json!(["command"]), "{sh}");
+
+    let (error, out) = client.call("sh", json!({"command": "grep -rn TODO src"}));
+    assert!(!error, "{out}");
+    assert_eq!(out["status"], 0);
+    assert_eq!(out["stdout"], "src/lib.rs:1:// TODO: handle errors\n");
+    assert_eq!(out["cut"], false);
+
+    // `/` is the root: /etc/passwd is the repository's own file, never the host's.
+    let (_, out) = client.call("sh", json!({"command": "cat /etc/passwd"}));
+    assert_eq!(out["stdout"], "the root's own etc/passwd\n", "{out}");
+
+    // No program deletes; the tree is unchanged.
+    let (error, out) = client.call("sh", json!({"command": "rm -rf src"}));
+    assert!(error, "{out}");
+    assert!(out["trouble"][0].as_str().unwrap().contains("'rm' is not available"), "{out}");
+    assert!(root.join("src/lib.rs").exists());
+
+    // Output larger than the cap is cut, and says so.
+    let (_, out) = client.call("sh", json!({"command": "cat src/lib.rs src/lib.rs | head -c 10"}));
+    assert_eq!(out["stdout"], "// TODO: h");
+    let (_, out) = client.call("sh", json!({"command": "find / -type f | wc -l"}));
+    assert_eq!(out["stdout"].as_str().unwrap().trim(), "2", "{out}");
+
+    let todo = json!({"id": "A-1", "type": "grep_not_match", "command": "grep -rn TODO src", "expected": "no_match"});
+    let (error, verdict) = client.call("check", json!({"assertion": todo}));
+    assert!(!error, "{verdict}");
+    assert_eq!(verdict["status"], "fail", "{verdict}");
+    assert_eq!(verdict["id"], "A-1");
+    let exists = json!({"id": "B", "type": "file_exists", "path": "src/lib.rs"});
+    assert_eq!(client.call("check", json!({"assertion": exists})).1["status"], "pass");
+    let (error, why) = client.call("check", json!({"assertion": {"id": "C", "type": "file_exists"}}));
+    assert!(error && why.as_str().unwrap().contains("field `path`: missing"), "{why}");
+}
+
+/// Seed 003 (plansmith) guards its planning phase with an allow-list over Bash commands;
+/// every command its cases say a read-only policy must deny, run through `sh`, leaves
+/// the root, a sentinel in it and a canary beside it unchanged.
+#[test]
+fn commands_a_read_only_policy_denies_change_nothing() {
+    let cases =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/review-loops/plansmith/pretooluse-cases.json");
+    let Ok(text) = std::fs::read_to_string(&cases) else {
+        eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", cases.display());
+        return;
+    };
+    let cases: Value = serde_json::from_str(&text).unwrap();
+    let denied: Vec<&str> = cases["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["tool"] == "Bash" && c["expected"] == "deny")
+        .map(|c| c["command"].as_str().unwrap())
+        .collect();
+    assert!(denied.len() >= 15, "{}", denied.len());
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo(dir.path());
+    std::fs::write(root.join("in.txt"), "b\na\n").unwrap();
+    std::fs::create_dir_all(root.join("tmp/foo")).unwrap();
+    std::fs::write(root.join("tmp/foo/sentinel"), "sentinel\n").unwrap();
+    let canary = dir.path().join("canary");
+    std::fs::write(&canary, "canary\n").unwrap();
+    let tree = |root: &Path| {
+        let out = std::process::Command::new("find").arg(root).arg("-printf").arg("%p %s %T@\n").output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let before = tree(&root);
+    let runner = runner(Limits::default(), 1);
+    let root_dir = RootDir::new(&root).unwrap();
+    for command in denied {
+        let output = runner.shell(command, &root_dir);
+        assert_eq!(tree(&root), before, "{command:?} changed the root: {output:?}");
+        assert_eq!(std::fs::read_to_string(&canary).unwrap(), "canary\n", "{command:?}");
+        assert_eq!(std::fs::read_to_string(root.join("tmp/foo/sentinel")).unwrap(), "sentinel\n");
+        // Whatever it was meant to do, it did not do it: it failed, or could not run.
+        if let Ok(output) = &output {
+            assert!(output.status != 0 || !output.trouble.is_empty(), "{command:?} succeeded: {output:?}");
+        }
+    }
+}
