@@ -15,6 +15,7 @@
 //! The limits are the server's (its flags), never the agent's.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -23,6 +24,8 @@ use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router}
 use serde_json::{Value, json};
 
 use crate::report::inert;
+use crate::review::event::Event;
+use crate::review::workspace::EventLog;
 use crate::run::Runner;
 use crate::sandbox::RootDir;
 
@@ -31,6 +34,8 @@ use crate::sandbox::RootDir;
 pub struct Server {
     runner: Arc<Runner>,
     root: RootDir,
+    /// The review's event log and the agent's name, when a review started the server.
+    log: Option<Arc<(EventLog, Option<String>)>>,
     #[expect(dead_code, reason = "read by the code #[tool_handler] generates")]
     tool_router: ToolRouter<Self>,
 }
@@ -56,14 +61,37 @@ pub struct CheckArgs {
 #[tool_router]
 impl Server {
     pub fn new(runner: Arc<Runner>, root: RootDir) -> Server {
-        Server { runner, root, tool_router: Self::tool_router() }
+        Server { runner, root, log: None, tool_router: Self::tool_router() }
+    }
+
+    /// Records every call as a `sandbox_call` event in `log`, for `agent`.
+    pub fn logging_to(mut self, log: EventLog, agent: Option<String>) -> Server {
+        self.log = Some(Arc::new((log, agent)));
+        self
+    }
+
+    /// Writes the `sandbox_call` event of one call (an event that cannot be written does
+    /// not fail the call).
+    fn record(&self, tool: &str, subject: &str, result: &str, started: Instant) {
+        if let Some(log) = &self.log {
+            let (log, agent) = &**log;
+            let duration_ms = (started.elapsed().as_secs_f64() * 1e3).round();
+            let _ = log.event(&Event::SandboxCall { agent: agent.as_deref(), tool, subject, result, duration_ms });
+        }
     }
 
     #[tool(description = "Run one shell command line in reviewhost's sandbox: read-only view of the repository \
                           at /, no network, no writes. Returns the exit status, stdout and stderr (each cut at \
                           64 KiB).")]
     fn sh(&self, Parameters(ShArgs { command }): Parameters<ShArgs>) -> CallToolResult {
-        match self.runner.shell(&command, &self.root) {
+        let started = Instant::now();
+        let output = self.runner.shell(&command, &self.root);
+        let result = match &output {
+            Ok(output) => format!("exit {}", output.status),
+            Err(reason) => reason.clone(),
+        };
+        self.record("sh", &command, &result, started);
+        match output {
             Ok(output) => {
                 let text = serde_json::to_string_pretty(&output).expect("serializable");
                 let content = vec![ContentBlock::text(text)];
@@ -80,7 +108,13 @@ impl Server {
     #[tool(description = "Evaluate one assertion object against the repository as `reviewhost run` would, and \
                           return its status (pass, fail, error), message and evidence.")]
     fn check(&self, Parameters(CheckArgs { assertion }): Parameters<CheckArgs>) -> CallToolResult {
-        match self.runner.check_one(&assertion, &self.root) {
+        let started = Instant::now();
+        let checked = self.runner.check_one(&assertion, &self.root);
+        match &checked {
+            Ok((assertion, outcome)) => self.record("check", &assertion.id, outcome.status.as_str(), started),
+            Err(e) => self.record("check", "", &e.to_string(), started),
+        }
+        match checked {
             Ok((assertion, outcome)) => {
                 let evidence: Vec<Value> =
                     outcome.evidence.iter().map(|e| json!({"path": e.path, "line": e.line, "text": e.text})).collect();

@@ -565,6 +565,20 @@ fn claude_code_analysts_explore_through_the_sandboxed_shell() {
     assert!(!result(&requests[2]).contains("root:x:0:0"), "the host's /etc/passwd was read");
     assert!(result(&requests[3]).contains("'rm' is not available"), "{}", result(&requests[3]));
     assert!(setup.root.join("src/lib.rs").exists());
+    // Each call is an event of the review, with the agent it was for.
+    let calls: Vec<Value> = setup.events().into_iter().filter(|e| e["event"] == "sandbox_call").collect();
+    let seen: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|e| (e["agent"].as_str().unwrap(), e["subject"].as_str().unwrap(), e["result"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("principles-analyst", "grep -rn TODO src", "exit 0"),
+            ("principles-analyst", "cat /etc/passwd", "exit 0"),
+            ("principles-analyst", "rm -rf src", "exit 127")
+        ]
+    );
 }
 
 /// Codex's read-only analysts get `reviewhost mcp` through its MCP configuration: the

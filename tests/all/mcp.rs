@@ -21,9 +21,14 @@ struct Client {
 
 impl Client {
     fn start(root: &Path) -> Client {
+        Client::start_with(root, &[])
+    }
+
+    fn start_with(root: &Path, extra: &[&str]) -> Client {
         let mut child = reviewhost()
             .args(["mcp", "--root"])
             .arg(root)
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -131,6 +136,46 @@ fn a_client_lists_the_tools_and_runs_sh_and_check() {
     assert_eq!(client.call("check", json!({"assertion": exists})).1["status"], "pass");
     let (error, why) = client.call("check", json!({"assertion": {"id": "C", "type": "file_exists"}}));
     assert!(error && why.as_str().unwrap().contains("field `path`: missing"), "{why}");
+}
+
+/// Started by a review's agent, the server records each call in the review's
+/// `events.jsonl`; it never follows a planted `.reviewhost` symlink to do so.
+#[test]
+fn calls_inside_a_review_are_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo(dir.path());
+    std::fs::create_dir(root.join(".reviewhost")).unwrap();
+    let mut client = Client::start_with(&root, &["--review-events", "--agent", "ux-analyst"]);
+    client.call("sh", json!({"command": "grep -c TODO src/lib.rs"}));
+    client.call("check", json!({"assertion": {"id": "E-1", "type": "file_exists", "path": "nope"}}));
+    drop(client);
+    let events: Vec<Value> = std::fs::read_to_string(root.join(".reviewhost/events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let seen: Vec<(&str, &str, &str, &str)> = events
+        .iter()
+        .map(|e| {
+            assert_eq!(e["event"], "sandbox_call");
+            assert!(e["ts"].is_string() && e["duration_ms"].is_number(), "{e}");
+            let s = |k: &str| e[k].as_str().unwrap();
+            (s("agent"), s("tool"), s("subject"), s("result"))
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [("ux-analyst", "sh", "grep -c TODO src/lib.rs", "exit 0"), ("ux-analyst", "check", "E-1", "fail")]
+    );
+
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::remove_dir_all(root.join(".reviewhost")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join(".reviewhost")).unwrap();
+    let out = reviewhost().args(["mcp", "--review-events", "--root"]).arg(&root).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"), "{out:?}");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
 }
 
 /// Seed 003 (plansmith) guards its planning phase with an allow-list over Bash commands;

@@ -31,12 +31,24 @@ pub struct McpArgs {
     /// Memory limit per tool call, e.g. 256MiB.
     #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
     memory: u64,
+    /// Record every call in the events.jsonl of the review in ROOT/.reviewhost/ (the
+    /// presets pass it; the directory must exist).
+    #[arg(long)]
+    review_events: bool,
+    /// The agent the calls are for, in those events.
+    #[arg(long, value_name = "NAME", requires = "review_events")]
+    agent: Option<String>,
 }
 
 pub fn mcp(args: &McpArgs) -> anyhow::Result<Exit> {
     let root = RootDir::new(&args.root).map_err(|e| anyhow::anyhow!("{}: {e}", args.root.display()))?;
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
     let runner = crate::runner::runner(limits, Some(1), &args.root)?;
-    serve_stdio(Server::new(Arc::new(runner), root))?;
+    let mut server = Server::new(Arc::new(runner), root);
+    if args.review_events {
+        let log = reviewhost::review::workspace::EventLog::open(&args.root)?;
+        server = server.logging_to(log, args.agent.clone());
+    }
+    serve_stdio(server)?;
     Ok(Exit::Clean)
 }

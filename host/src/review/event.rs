@@ -98,6 +98,16 @@ pub enum Event<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         usage: Option<&'a Usage>,
     },
+    /// An agent used the sandbox's `sh` or `check` tool (`reviewhost mcp`).
+    SandboxCall {
+        agent: Option<&'a str>,
+        tool: &'a str,
+        /// `sh`'s command line, or `check`'s assertion id.
+        subject: &'a str,
+        /// `sh`: the exit status; `check`: pass, fail or error; or why the call failed.
+        result: &'a str,
+        duration_ms: f64,
+    },
     /// An agent tried tools it was refused (not offered, or not permitted): a
     /// read-only agent that tried to write, for one.
     AgentRefused {

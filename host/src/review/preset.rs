@@ -89,7 +89,7 @@ impl Preset {
                 push(&["--tools", &definition.tools.join(",")]);
                 if let (false, Some(program)) = (writes, sandbox) {
                     let server = serde_json::json!({"mcpServers": {SANDBOX_SERVER: {
-                        "command": program, "args": ["mcp", "--root", root],
+                        "command": program, "args": sandbox_args(root, &definition.name),
                     }}});
                     push(&["--mcp-config", &server.to_string(), "--allowedTools", &SANDBOX_TOOLS.join(",")]);
                 }
@@ -123,7 +123,10 @@ impl Preset {
                 if let (false, Some(program)) = (writes, sandbox) {
                     let program = toml_string(&program.to_string_lossy());
                     let args = toml::Value::Array(
-                        ["mcp", "--root", &root_text].iter().map(|a| toml::Value::String(a.to_string())).collect(),
+                        sandbox_args(Path::new(&root_text), &definition.name)
+                            .into_iter()
+                            .map(toml::Value::String)
+                            .collect(),
                     );
                     push(&["-c", &format!("mcp_servers.{SANDBOX_SERVER}.command={program}")]);
                     push(&["-c", &format!("mcp_servers.{SANDBOX_SERVER}.args={args}")]);
@@ -143,6 +146,12 @@ pub const SANDBOX_SERVER: &str = "reviewhost";
 
 /// The tools of `reviewhost mcp` as Claude Code names them (`mcp__SERVER__TOOL`).
 pub const SANDBOX_TOOLS: [&str; 2] = ["mcp__reviewhost__sh", "mcp__reviewhost__check"];
+
+/// The arguments that start `reviewhost mcp` for an agent of a review of `root`.
+fn sandbox_args(root: &Path, agent: &str) -> Vec<String> {
+    let root = root.to_string_lossy().into_owned();
+    ["mcp", "--root", &root, "--review-events", "--agent", agent].map(str::to_string).to_vec()
+}
 
 /// Whether agents of `role` change the repository.
 pub fn writes(role: Role) -> bool {

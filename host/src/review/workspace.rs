@@ -123,18 +123,7 @@ impl Workspace {
 
     /// Appends one event: `{"ts": …, "event": NAME, …fields}` on one line.
     pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
-        let mut line = json!({
-            "ts": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
-        });
-        if let (Some(line), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(event)) {
-            line.extend(fields);
-        }
-        let mut text = line.to_string();
-        text.push('\n');
-        // One write(2) per line with O_APPEND: lines from parallel analysts never mix.
-        open_in_place(&self.dir, "events.jsonl", OFlags::APPEND)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|source| StateError::Io { path: self.path.join("events.jsonl"), source })
+        append_event(&self.dir, &self.path, event)
     }
 
     /// Writes `reports/NAME`.
@@ -190,6 +179,51 @@ impl Workspace {
     pub fn changed(&self, from: &str, to: &str) -> Option<Vec<String>> {
         let out = Command::new("git").args(["diff", "--name-only", from, to]).current_dir(&self.root).output().ok()?;
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect())
+    }
+}
+
+/// Appends `event` to `events.jsonl` in `dir` (`path`, for messages). One write(2) per
+/// line with O_APPEND: lines from parallel analysts, and from `reviewhost mcp` processes
+/// the agents start, never mix.
+fn append_event(dir: &File, path: &Path, event: &Event<'_>) -> Result<(), StateError> {
+    let mut line = json!({
+        "ts": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+    });
+    if let (Some(line), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(event)) {
+        line.extend(fields);
+    }
+    let mut text = line.to_string();
+    text.push('\n');
+    open_in_place(dir, "events.jsonl", OFlags::APPEND)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|source| StateError::Io { path: path.join("events.jsonl"), source })
+}
+
+/// The event log of a review in progress, for another process that adds to it:
+/// `reviewhost mcp`, started by an agent of the review. It takes no lock (the review
+/// holds it) and creates nothing: `.reviewhost/` must exist and not be a symlink.
+pub struct EventLog {
+    path: PathBuf,
+    dir: File,
+}
+
+impl EventLog {
+    /// The log of the review of `root`.
+    pub fn open(root: &Path) -> Result<EventLog, StateError> {
+        let path = root.join(DIR);
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let root_dir = rustix::fs::open(root, flags, Mode::empty())
+            .map(File::from)
+            .map_err(|e| StateError::Io { path: root.to_path_buf(), source: e.into() })?;
+        let dir = rustix::fs::openat(&root_dir, DIR, flags | OFlags::NOFOLLOW, Mode::empty())
+            .map(File::from)
+            .map_err(|e| StateError::Io { path: path.clone(), source: explain(&root_dir, DIR, e, Want::Directory) })?;
+        Ok(EventLog { path, dir })
+    }
+
+    /// Appends one event.
+    pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
+        append_event(&self.dir, &self.path, event)
     }
 }
 
