@@ -143,11 +143,16 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
+/// Serves MCP on stdin/stdout until the client closes stdin (also before it initializes).
 pub fn serve_stdio(server: Server) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let service = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+        let service = match server.serve(rmcp::transport::stdio()).await {
+            Ok(service) => service,
+            // A client that leaves before it starts is a client that is done.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => return Err(std::io::Error::other(e)),
+        };
         service.waiting().await.map_err(std::io::Error::other)?;
         Ok(())
     })

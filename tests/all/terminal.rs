@@ -146,6 +146,36 @@ fn examples(subcommand: &str) -> Vec<String> {
         .collect()
 }
 
+/// `init` writes the user's configuration and `mcp` serves a client until stdin closes:
+/// each example runs with a HOME of its own, stdin closed.
+#[test]
+fn init_and_mcp_help_examples_run() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let mut ran = 0;
+    for subcommand in ["init", "mcp"] {
+        for example in examples(subcommand) {
+            let here = tempfile::tempdir().unwrap();
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(&example)
+                .current_dir(here.path())
+                .env("PATH", &path)
+                .env("HOME", here.path())
+                .env("REVIEWHOST_CACHE_DIR", cache_dir())
+                .env("REVIEWHOST_CACHE_KEY", cache_key_path())
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("REVIEWHOST_CONFIG_DIR")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "`{example}`:\n{}{}", stdout(&out), stderr(&out));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 5, "{ran} examples");
+}
+
 #[test]
 fn every_help_example_runs() {
     // A working directory with everything the examples name: the default assertions

@@ -18,6 +18,9 @@ these flags, never the client's.
 
 Examples:
   reviewhost mcp --root .
+  reviewhost mcp --root . --timeout 5s --memory 128MiB
+
+From Claude Code (the claude-code preset does this for read-only agents):
   claude -p --strict-mcp-config --mcp-config '{\"mcpServers\":{\"reviewhost\":{\"command\":\"reviewhost\",\"args\":[\"mcp\",\"--root\",\".\"]}}}'
 
 Exit codes: 0 the client closed the connection, 2 the server could not start.")]
