@@ -298,7 +298,9 @@ fn converges(cli: Cli) {
     assert!(Setup::system_text(analyst).contains("# Principles analyst"), "{analyst}");
     match cli {
         Cli::Claude => {
-            assert_eq!(Setup::offered(analyst), ["Glob", "Grep", "Read"]);
+            // Read-only: its tools and the sandbox's (`reviewhost mcp`), never Bash.
+            let tools = ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"];
+            assert_eq!(Setup::offered(analyst), tools);
             assert_eq!(Setup::offered(implementer), ["Edit", "Glob", "Grep", "Read", "Write"]);
         }
         Cli::Codex => {
@@ -467,7 +469,9 @@ fn hostile_repository_configures_nothing(cli: Cli) {
             assert!(!body.contains(leak), "{cli:?}: {leak} reached the model");
         }
         if cli == Cli::Claude {
-            assert!(!Setup::offered(request).iter().any(|t| t.starts_with("mcp__")), "{request}");
+            // Only reviewhost's own server: never the repository's `.mcp.json` one.
+            let foreign = |t: &String| t.starts_with("mcp__") && !t.starts_with("mcp__reviewhost__");
+            assert!(!Setup::offered(request).iter().any(foreign), "{request}");
         }
     }
 }
