@@ -390,6 +390,13 @@ pub struct Ledger {
     pub spent_before: f64,
 }
 
+impl Ledger {
+    /// USD spent so far: before, plus what these calls cost as far as reported.
+    fn spent(&self) -> f64 {
+        self.spent_before + self.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0)
+    }
+}
+
 impl Agents<'_> {
     /// The definition of the agent that plays `role` (the first one defined).
     pub fn with_role(&self, role: Role) -> Result<&Definition, AbortCause> {
@@ -405,7 +412,7 @@ impl Agents<'_> {
     /// What the calls used and were refused since the last take; the cost carries over.
     pub fn take_ledger(&self) -> Ledger {
         let mut ledger = self.ledger.lock().expect("no panics while held");
-        let spent = ledger.spent_before + ledger.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0);
+        let spent = ledger.spent();
         std::mem::replace(&mut *ledger, Ledger { spent_before: spent, ..Ledger::default() })
     }
 
@@ -420,7 +427,7 @@ impl Agents<'_> {
             let _ = self.workspace.event(&Event::AgentRefused { pass, agent: &d.name, tools: &answer.refused });
             ledger.refused.push(Refusal { agent: d.name.clone(), tools: answer.refused.clone() });
         }
-        let spent = ledger.spent_before + ledger.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0);
+        let spent = ledger.spent();
         match self.max_cost {
             Some(limit) if spent > limit => Err(AgentError::CostLimit { agent: d.name.clone(), spent, limit }),
             _ => Ok(()),
