@@ -202,6 +202,21 @@ impl Runner {
         Ok((assertion, outcome))
     }
 
+    /// Checks every assertion of `file` against `root`, in parallel, nothing written; a
+    /// custom component is looked for in `components` (then the root). An output
+    /// contract's rules ([`crate::review::contract`]) run this way over an answer.
+    pub fn check_all(
+        &self,
+        file: &assertion::AssertionsFile,
+        root: &RootDir,
+        components: &Path,
+    ) -> Vec<(Assertion, Outcome)> {
+        let site = Site { root: root.clone(), file_dir: components.to_path_buf() };
+        let plans = parallel_map(file.assertions(), self.jobs, |a| self.checks.plan(a, &site));
+        let outcomes = self.checks.execute_all(plans, |_| {});
+        file.assertions().iter().cloned().zip(outcomes).collect()
+    }
+
     /// Runs `command` in the sandbox and returns what it printed: `reviewhost mcp`'s `sh`.
     pub fn shell(&self, command: &str, root: &RootDir) -> Result<ShellOutput, String> {
         self.checks.shell_output(command, root)

@@ -24,6 +24,7 @@ mod init;
 mod isolation;
 mod limits;
 mod mcp;
+mod plan;
 mod repo_trust;
 mod reports;
 mod review;

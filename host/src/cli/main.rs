@@ -12,6 +12,7 @@ mod lint;
 mod mcp;
 mod new;
 mod output;
+mod plan;
 mod progress;
 mod review;
 mod run;
@@ -52,6 +53,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Run the review loop: analysts, assertions, implementer, sandboxed run, fix-agent, until done.
     Review(review::ReviewArgs),
+    /// Write an implementation plan through phases, each answer held to its output contract.
+    Plan(plan::PlanArgs),
     /// List the agent definitions the review loop uses, and where each comes from.
     Agents(agents::AgentsArgs),
     /// Write a starting reviewhost.toml for Claude Code, Codex or another agent CLI.
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Schema(_) => schema::schema(),
         Command::Validate(args) => validate::validate(args),
         Command::Review(args) => review::review(args),
+        Command::Plan(args) => plan::plan(args),
         Command::Agents(args) => agents::agents(&args),
         Command::Init(args) => init::init(&args),
         Command::Mcp(args) => mcp::mcp(&args),

@@ -224,6 +224,20 @@ pub enum AgentError {
     /// The review's spending passed `--max-cost` with this call.
     #[error("agent '{agent}': the review has spent ${spent:.4}, over --max-cost ${limit:.4}")]
     CostLimit { agent: String, spent: f64, limit: f64 },
+    /// The loop's cap on agent calls was reached before this call.
+    #[error("agent '{agent}': not called: the loop has made its {limit} agent calls (--max-calls)")]
+    CallLimit { agent: String, limit: u32 },
+    /// The operator cancelled the loop (Ctrl-C, or the loop's `--cancel`).
+    #[error("agent '{agent}': cancelled")]
+    Cancelled { agent: String },
+}
+
+/// Set when the operator interrupts (the CLI's Ctrl-C handler): a running agent is
+/// killed with its process group, and no agent is started again.
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 fn tail(stderr: &str) -> String {
@@ -312,6 +326,12 @@ pub fn call(config: &Config, definition: &Definition, root: &Path, prompt: &str)
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
+            Ok(None) if interrupted() => {
+                // SAFETY: signalling the child's own process group, which it leads.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(AgentError::Cancelled { agent });
+            }
             Ok(None) if started.elapsed() >= settings.timeout => {
                 // SAFETY: signalling the child's own process group, which it leads.
                 unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
@@ -378,6 +398,8 @@ pub struct Agents<'a> {
     pub ledger: std::sync::Mutex<Ledger>,
     /// `--max-cost`: USD the review may spend; checked after each call.
     pub max_cost: Option<f64>,
+    /// `--max-calls`: agent calls the loop may make in all, retries included.
+    pub max_calls: Option<u32>,
 }
 
 /// What a loop's agent calls used and were refused, since the loop last took it
@@ -388,6 +410,8 @@ pub struct Ledger {
     pub refused: Vec<Refusal>,
     /// USD spent before (earlier passes), for `--max-cost`.
     pub spent_before: f64,
+    /// Agent calls started by this loop (kept across [`Agents::take_ledger`]).
+    pub calls: u32,
 }
 
 impl Ledger {
@@ -413,7 +437,8 @@ impl Agents<'_> {
     pub fn take_ledger(&self) -> Ledger {
         let mut ledger = self.ledger.lock().expect("no panics while held");
         let spent = ledger.spent();
-        std::mem::replace(&mut *ledger, Ledger { spent_before: spent, ..Ledger::default() })
+        let calls = ledger.calls;
+        std::mem::replace(&mut *ledger, Ledger { spent_before: spent, calls, ..Ledger::default() })
     }
 
     /// Books a finished call: its usage, its refusals (with an `agent_refused` event), and
@@ -437,6 +462,16 @@ impl Agents<'_> {
     /// One call of agent `d` with `prompt`, between its start and end events (an event
     /// that cannot be written does not stop the call).
     pub fn call(&self, d: &Definition, pass: u32, prompt: &str) -> Result<String, AgentError> {
+        if interrupted() || self.workspace.take_cancel() {
+            return Err(AgentError::Cancelled { agent: d.name.clone() });
+        }
+        {
+            let mut ledger = self.ledger.lock().expect("no panics while held");
+            if let Some(limit) = self.max_calls.filter(|&limit| ledger.calls >= limit) {
+                return Err(AgentError::CallLimit { agent: d.name.clone(), limit });
+            }
+            ledger.calls += 1;
+        }
         let _ = self.workspace.event(&Event::AgentStart { pass, agent: &d.name, prompt_bytes: prompt.len() });
         let started = Instant::now();
         // A writing agent must leave alone what makes git run commands (super::gitdir).

@@ -84,7 +84,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
         root.join(&options.assertions_file)
     };
     let workspace = Workspace::open(root)?;
-    let mut state = match (workspace.load_state::<State>()?, options.resume) {
+    let mut state = match (workspace.load_state::<State>(state::FILE)?, options.resume) {
         (Some(state), true) if state.status != state::Status::Ended => state,
         (_, true) => return Err(ReviewError::NothingToResume { dir: workspace.dir().to_path_buf() }),
         (Some(state), false) if state.status != state::Status::Ended => {
@@ -109,7 +109,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
     };
     state.status = state::Status::Running;
     state.aborted = None;
-    workspace.save_state(&state)?;
+    workspace.save_state(state::FILE, &state)?;
     workspace.event(&Event::ReviewStart {
         root,
         max_passes: state.max_passes,
@@ -128,6 +128,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             ..Ledger::default()
         }),
         max_cost: options.max_cost,
+        max_calls: None,
     };
     let mut review = Convergence { agents, runner, root, workspace: &workspace, file, out };
     loop {
@@ -136,7 +137,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             Ok(None) => {
                 state.pass += 1;
                 state.phase = Phase::Analysts;
-                workspace.save_state(&state)?;
+                workspace.save_state(state::FILE, &state)?;
             }
             Err(ReviewError::Aborted {
                 cause: AbortCause::Agent(AgentError::CostLimit { spent, limit, .. }), ..
@@ -152,7 +153,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
                 let reason = cause.to_string();
                 state.status = state::Status::Aborted;
                 state.aborted = Some(reason.clone());
-                workspace.save_state(&state)?;
+                workspace.save_state(state::FILE, &state)?;
                 workspace.event(&Event::PassAborted { pass, phase: state.phase, reason: &reason })?;
                 let end_state = Ending::Aborted(Aborted::Aborted);
                 workspace.event(&Event::ReviewEnd { end_state, passes: None, pass: Some(pass) })?;
@@ -261,7 +262,8 @@ impl<'a> Convergence<'a> {
                     let prompt = analyst_prompt(d, n, state.max_passes, selection.changed.as_deref(), &existing);
                     scope.spawn(move || {
                         let track = d.track.clone().unwrap_or_default();
-                        let answer = ASSERTIONS.ask(agents, d, n, prompt, |text| collect::assertions(text, &track))?;
+                        let answer =
+                            ASSERTIONS.ask(agents, d, n, prompt, |text, _| collect::assertions(text, &track))?;
                         Ok(Analysis { name: d.name.clone(), track, text: answer.text, assertions: answer.value })
                     })
                 })
@@ -438,7 +440,7 @@ impl<'a> Convergence<'a> {
             state.usage = Some(Usage::sum(state.usage.take(), usage));
         }
         state.passes.push(record.clone());
-        self.workspace.save_state(state)?;
+        self.workspace.save_state(state::FILE, state)?;
         let text = summary::pass_report(&record, &state.passes, fix_results);
         self.workspace.report(&format!("pass-{n}.md"), &text)?;
         writeln!(self.out, "{text}")?;
@@ -464,7 +466,7 @@ impl<'a> Convergence<'a> {
         state.status = state::Status::Ended;
         state.end_state = Some(end);
         state.phase = Phase::Done;
-        self.workspace.save_state(&state)?;
+        self.workspace.save_state(state::FILE, &state)?;
         let assertions = self.assertions()?;
         let report = summary::final_report(end.as_str(), &state.passes, &assertions, state.usage.as_ref());
         let path = self.workspace.report("final.md", &report)?;
@@ -477,7 +479,7 @@ impl<'a> Convergence<'a> {
     /// Moves the pass to `phase`, saved before the phase starts.
     fn enter(&self, state: &mut State, phase: Phase) -> Result<(), ReviewError> {
         state.phase = phase;
-        Ok(self.workspace.save_state(state)?)
+        Ok(self.workspace.save_state(state::FILE, state)?)
     }
 
     /// The assertion objects of `report`'s failures, as the file holds them now.

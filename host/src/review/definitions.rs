@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::contract::ContractSpec;
+
 /// The defaults, embedded at build time.
 const EMBEDDED: &[(&str, &str)] = &[
     ("principles-analyst", include_str!("../../../agents/principles-analyst.md")),
@@ -15,6 +17,12 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("docs-analyst", include_str!("../../../agents/docs-analyst.md")),
     ("implementer", include_str!("../../../agents/implementer.md")),
     ("fix-agent", include_str!("../../../agents/fix-agent.md")),
+    ("plan-understand", include_str!("../../../agents/plan-understand.md")),
+    ("plan-explore", include_str!("../../../agents/plan-explore.md")),
+    ("plan-alternatives", include_str!("../../../agents/plan-alternatives.md")),
+    ("plan-draft", include_str!("../../../agents/plan-draft.md")),
+    ("plan-critique", include_str!("../../../agents/plan-critique.md")),
+    ("plan-revise", include_str!("../../../agents/plan-revise.md")),
 ];
 
 /// Where a project's overrides live, relative to the root.
@@ -30,6 +38,8 @@ pub enum Role {
     Implementer,
     /// Write-capable: repairs failing assertions.
     FixAgent,
+    /// Read-only: one phase of `reviewhost plan` (seed 003).
+    Planner,
 }
 
 impl Role {
@@ -38,6 +48,7 @@ impl Role {
             Role::Analyst => "analyst",
             Role::Implementer => "implementer",
             Role::FixAgent => "fix-agent",
+            Role::Planner => "planner",
         }
     }
 }
@@ -68,6 +79,11 @@ pub struct Definition {
     pub always: bool,
     pub body: String,
     pub source: Source,
+    /// The output contract every answer must meet before it is used.
+    pub contract: Option<ContractSpec>,
+    /// The contract of an answer that ends its loop (the plan's revise phase: an answer
+    /// that carries the completion promise), judged instead of `contract`.
+    pub completion: Option<ContractSpec>,
 }
 
 #[derive(Deserialize)]
@@ -87,6 +103,10 @@ struct FrontMatter {
     paths: Option<Vec<String>>,
     #[serde(default)]
     always: bool,
+    #[serde(default)]
+    contract: Option<ContractSpec>,
+    #[serde(default)]
+    completion: Option<ContractSpec>,
     /// The output contract's name (documentation for humans; the role decides parsing).
     #[serde(default)]
     #[expect(dead_code, reason = "documentation for humans in the front matter; accepted, never read")]
@@ -124,6 +144,11 @@ pub fn parse(text: &str, source: Source, origin: &str) -> Result<Definition, Def
     if front.role == Role::Analyst && front.track.as_deref().is_none_or(str::is_empty) {
         return Err(error("front matter: an analyst needs a `track`".into()));
     }
+    for (field, spec) in [("contract", &front.contract), ("completion", &front.completion)] {
+        if let Some(spec) = spec {
+            spec.validate().map_err(|reason| error(format!("front matter: `{field}`: {reason}")))?;
+        }
+    }
     Ok(Definition {
         name: front.name,
         description: front.description,
@@ -135,6 +160,8 @@ pub fn parse(text: &str, source: Source, origin: &str) -> Result<Definition, Def
         always: front.always,
         body: rest[end + 5..].trim_start().to_string(),
         source,
+        contract: front.contract,
+        completion: front.completion,
     })
 }
 
@@ -190,7 +217,8 @@ mod tests {
     #[test]
     fn the_embedded_definitions_parse_and_cover_every_role() {
         let all = load(&[(Path::new("/nonexistent"), Source::User)]).unwrap();
-        assert_eq!(all.len(), 5);
+        assert_eq!(all.len(), 11);
+        assert_eq!(all.iter().filter(|d| d.role == Role::Planner && d.contract.is_some()).count(), 6);
         assert_eq!(all.iter().filter(|d| d.role == Role::Analyst).count(), 3);
         assert!(all.iter().all(|d| !d.body.is_empty() && d.source == Source::Embedded));
         let tracks: Vec<_> = all.iter().filter_map(|d| d.track.clone()).collect();

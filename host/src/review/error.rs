@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use super::agent::AgentError;
+use super::contract::ContractError;
 use super::definitions::{DefinitionError, Role};
 use super::prompt::OverBudget;
 use super::state::Status;
@@ -25,6 +26,9 @@ pub enum ReviewError {
     NothingToResume { dir: PathBuf },
     #[error("pass {pass} aborted: {cause} (state kept; continue with `reviewhost review --resume`)")]
     Aborted { pass: u32, cause: AbortCause },
+    /// `reviewhost plan` stopped in a phase without an end state.
+    #[error("plan stopped in phase {index} ({phase}): {cause}")]
+    PlanStopped { index: u32, phase: super::plan::PlanPhase, cause: AbortCause },
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
     #[error(transparent)]
@@ -65,6 +69,9 @@ pub enum AbortCause {
     /// The answers could not be merged into the assertions file.
     #[error("merging the assertions: {0}")]
     Merge(assertion::LoadError),
+    /// An answer's output contract could not judge it.
+    #[error(transparent)]
+    Contract(#[from] ContractError),
 }
 
 fn times(n: u32) -> String {

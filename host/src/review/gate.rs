@@ -4,8 +4,9 @@
 //! unusable answer is ever used.
 //!
 //! The gate knows nothing of what it checks: the parser is the caller's (seed 000's
-//! `## Assertions` block is [`super::collect::assertions`]). Each failed attempt is a
-//! `parse_gate` event with the reason.
+//! `## Assertions` block is [`super::collect::assertions`]; an output contract is
+//! [`super::contract::judge`]). Each failed attempt is a `parse_gate` event with the
+//! reason. A parser that cannot judge at all ([`Rejection::Stop`]) ends the call at once.
 
 use super::agent::Agents;
 use super::definitions::Definition;
@@ -24,6 +25,21 @@ pub struct Gate {
     pub retries: u32,
 }
 
+/// Why the parser did not accept an answer.
+#[derive(Debug)]
+pub enum Rejection {
+    /// The answer is unusable for this reason, told to the agent when it is asked again.
+    Again(String),
+    /// The answer could not be judged: the call fails with this cause, never re-asked.
+    Stop(AbortCause),
+}
+
+impl From<String> for Rejection {
+    fn from(reason: String) -> Rejection {
+        Rejection::Again(reason)
+    }
+}
+
 /// A usable answer: its text and what the parser made of it.
 #[derive(Debug, Clone)]
 pub struct Passed<T> {
@@ -32,25 +48,26 @@ pub struct Passed<T> {
 }
 
 impl Gate {
-    /// Asks agent `d` with `prompt` until `parse` accepts its answer, re-asking up to
-    /// [`Gate::retries`] times with the first prompt and the reason the last answer
-    /// could not be used.
-    pub fn ask<T>(
+    /// Asks agent `d` with `prompt` until `parse` (given the answer and the attempt,
+    /// from 1) accepts its answer, re-asking up to [`Gate::retries`] times with the
+    /// first prompt and the reason the last answer could not be used.
+    pub fn ask<T, E: Into<Rejection>>(
         &self,
         agents: &Agents<'_>,
         d: &Definition,
         pass: u32,
         prompt: Prompt,
-        parse: impl Fn(&str) -> Result<T, String>,
+        mut parse: impl FnMut(&str, u32) -> Result<T, E>,
     ) -> Result<Passed<T>, AbortCause> {
         let first = prompt.finish(&d.name, agents.budget)?;
         let mut text = first.clone();
         let mut attempt = 1;
         loop {
             let answer = agents.call(d, pass, &text)?;
-            let reason = match parse(&answer) {
+            let reason = match parse(&answer, attempt).map_err(Into::into) {
                 Ok(value) => return Ok(Passed { text: answer, value }),
-                Err(reason) => reason,
+                Err(Rejection::Again(reason)) => reason,
+                Err(Rejection::Stop(cause)) => return Err(cause),
             };
             let event = Event::ParseGate { pass, agent: &d.name, attempt, error: &reason };
             if attempt > self.retries {

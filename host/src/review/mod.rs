@@ -8,6 +8,8 @@
 //! - [`prompt`]: prompts with untrusted text in nonce'd fences, under a byte budget;
 //! - [`gate`]: the parse gate (an unusable answer re-asked with the reason, then the
 //!   pass aborted);
+//! - [`contract`]: output contracts, what an answer must meet (a JSON Schema, and
+//!   assertions run in the sandbox over the answer), judged through the gate;
 //! - [`workspace`]: `.reviewhost/` (the lock, `state.json`, `events.jsonl`, `reports/`,
 //!   the pass snapshots), with the events in [`event`];
 //! - [`error`]: why a review stops without an end state, and why a pass was aborted;
@@ -17,10 +19,13 @@
 //! Loops, each in its own file, each a user of the blocks:
 //! - [`convergence`]: seed 000's assertion-driven convergence loop (`reviewhost
 //!   review`), with its state in [`state`], its answers' parser in [`collect`] and its
-//!   reports in `summary`.
+//!   reports in `summary`;
+//! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
+//!   to its contract.
 
 pub mod agent;
 pub mod collect;
+pub mod contract;
 pub mod convergence;
 pub mod definitions;
 pub mod error;
@@ -28,6 +33,7 @@ pub mod event;
 pub mod gate;
 pub mod gitdir;
 pub mod init;
+pub mod plan;
 pub mod preset;
 pub mod prompt;
 pub mod reply;

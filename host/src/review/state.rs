@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::reply::Usage;
 
+/// The state file of `reviewhost review` in `.reviewhost/`.
+pub const FILE: &str = "state.json";
+
 /// The loop's position, in `state.json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct State {

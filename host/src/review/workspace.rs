@@ -29,10 +29,15 @@ use serde_json::{Value, json};
 
 use super::event::Event;
 use crate::assertion::FileLock;
-use crate::write::{NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_json_atomically};
+use crate::write::{
+    NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_atomically, write_json_atomically,
+};
 
 /// The directory at the root.
 pub const DIR: &str = ".reviewhost";
+
+/// The entry that asks a running loop to stop before its next agent call.
+const CANCEL: &str = "cancel";
 
 /// Largest `state.json` read: a review's state is a few KB; the file lies in the
 /// repository, which could ship a huge one.
@@ -93,17 +98,17 @@ impl Workspace {
 
     /// The saved state, if a review has been started here. Each loop has its own state
     /// type (seed 000's is [`super::state::State`]).
-    pub fn load_state<S: DeserializeOwned>(&self) -> Result<Option<S>, StateError> {
-        let path = self.path.join("state.json");
+    pub fn load_state<S: DeserializeOwned>(&self, name: &str) -> Result<Option<S>, StateError> {
+        let path = self.path.join(name);
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let file = match rustix::fs::openat(&self.dir, "state.json", flags, Mode::empty()) {
+        let file = match rustix::fs::openat(&self.dir, name, flags, Mode::empty()) {
             Ok(fd) => File::from(fd),
             Err(Errno::NOENT) => return Ok(None),
-            Err(e) => return Err(StateError::Io { source: explain(&self.dir, "state.json", e, Want::File), path }),
+            Err(e) => return Err(StateError::Io { source: explain(&self.dir, name, e, Want::File), path }),
         };
         let mut bytes = Vec::new();
         let read = match file.metadata() {
-            Ok(meta) if !meta.is_file() => Err(refused("state.json", NOT_REGULAR)),
+            Ok(meta) if !meta.is_file() => Err(refused(name, NOT_REGULAR)),
             Ok(meta) if meta.len() > MAX_STATE_BYTES => {
                 Err(io::Error::other(format!("larger than {} MiB", MAX_STATE_BYTES >> 20)))
             }
@@ -114,11 +119,26 @@ impl Workspace {
         serde_json::from_slice(&bytes).map(Some).map_err(|e| StateError::Corrupt { path, reason: e.to_string() })
     }
 
-    /// Replaces `state.json` atomically.
-    pub fn save_state<S: Serialize>(&self, state: &S) -> Result<(), StateError> {
+    /// Replaces the state file `name` atomically.
+    pub fn save_state<S: Serialize>(&self, name: &str, state: &S) -> Result<(), StateError> {
         let value = serde_json::to_value(state).expect("the state serializes");
-        write_json_atomically(&self.dir, OsStr::new("state.json"), &value)
-            .map_err(|source| StateError::Io { path: self.path.join("state.json"), source })
+        write_json_atomically(&self.dir, OsStr::new(name), &value)
+            .map_err(|source| StateError::Io { path: self.path.join(name), source })
+    }
+
+    /// Replaces `.reviewhost/NAME` with `text` atomically (a loop's output, such as the
+    /// saved plan); returns its path.
+    pub fn save(&self, name: &str, text: &str) -> Result<PathBuf, StateError> {
+        let path = self.path.join(name);
+        write_atomically(&self.dir, OsStr::new(name), |out| out.write_all(text.as_bytes()))
+            .map_err(|source| StateError::Io { path: path.clone(), source })?;
+        Ok(path)
+    }
+
+    /// Whether the operator asked the loop to stop ([`request_cancel`]); the request is
+    /// consumed. Removing the entry never follows it, whatever it is.
+    pub fn take_cancel(&self) -> bool {
+        rustix::fs::unlinkat(&self.dir, CANCEL, rustix::fs::AtFlags::empty()).is_ok()
     }
 
     /// Appends one event: `{"ts": …, "event": NAME, …fields}` on one line.
@@ -224,6 +244,19 @@ impl EventLog {
     /// Appends one event.
     pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
         append_event(&self.dir, &self.path, event)
+    }
+}
+
+/// Asks the loop running in `root` to stop before its next agent call (`reviewhost plan
+/// --cancel`): creates `.reviewhost/cancel` without taking the lock the loop holds,
+/// refusing a symlinked `.reviewhost` and never opening an existing entry.
+pub fn request_cancel(root: &Path) -> Result<PathBuf, StateError> {
+    let log = EventLog::open(root)?;
+    let path = log.path.join(CANCEL);
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match rustix::fs::openat(&log.dir, CANCEL, flags, Mode::from_raw_mode(0o600)) {
+        Ok(_) | Err(Errno::EXIST) => Ok(path),
+        Err(e) => Err(StateError::Io { path, source: e.into() }),
     }
 }
 

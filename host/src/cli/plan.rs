@@ -1,0 +1,137 @@
+//! `reviewhost plan`: seed 003's planning loop (`reviewhost::review::plan`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use reviewhost::report::inert_lines;
+use reviewhost::sandbox::{Limits, parse_memory, parse_timeout};
+
+use crate::exit::Exit;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+One read-only agent writes an implementation plan through phases: understand, explore,
+alternatives, draft, then critique and revise --refine times. Each phase's answer must
+meet the output contract in its agent definition (plan-<phase>, see `reviewhost agents`):
+rules over the answer, run in the sandbox, including what must NOT appear, so phases
+cannot collapse into each other. A missed contract is asked again with the exact
+violations (3 times by default), then the run stops. The final revision ends with
+<promise>PLAN_OK</promise> alone on its last line. The plan is saved to
+.reviewhost/plan.md with its front matter; state and events are in .reviewhost/.
+
+Agents and their configuration are found as for `reviewhost review`.
+
+Examples:
+  reviewhost plan \"Add rate limiting to the login endpoint\" --config ~/review/claude.toml
+  reviewhost plan \"Split the parser module\" --root ../service --refine 3
+  reviewhost plan --cancel --root ../service
+
+Exit codes: 0 completed, 1 max phases reached, 2 could not run (bad input, a failed agent
+call), 3 retries exhausted (a phase never met its contract), 4 --max-calls reached,
+130 cancelled (Ctrl-C or --cancel).")]
+pub struct PlanArgs {
+    /// What to plan, in your words (re-injected into every phase).
+    #[arg(required_unless_present = "cancel")]
+    request: Option<String>,
+    /// The repository the plan is for (read-only to the agent).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// Critique/revise rounds after the draft.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4))]
+    refine: u32,
+    /// Phases that may run, revisions after the last one included [default: the phases
+    /// plus 2].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_phases: Option<u32>,
+    /// Agent calls the run may make in all, retries included [default: 3 per phase
+    /// that may run].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    max_calls: Option<u32>,
+    /// Times a phase's answer that misses its contract is asked again [default: the
+    /// contract's, else 3].
+    #[arg(long)]
+    retries: Option<u32>,
+    /// Ask the plan running in --root to stop before its next agent call, and exit.
+    #[arg(long)]
+    cancel: bool,
+    /// The agent configuration [default: ~/.config/reviewhost/reviewhost.toml].
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Read the repository's own reviewhost.toml and .reviewhost/agents/: they choose the
+    /// commands run on this machine and the agents' tools. Only for a repository you trust.
+    #[arg(long, env = "REVIEWHOST_TRUST_REPO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
+    trust_repo_config: bool,
+    /// Bytes an agent prompt may have; a larger one stops the run (exit 2).
+    #[arg(long, default_value_t = reviewhost::review::prompt::DEFAULT_BUDGET)]
+    prompt_budget: usize,
+    /// Contract rules evaluated at once [default: number of CPUs].
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Time limit per contract rule.
+    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
+    timeout: Duration,
+    /// Memory limit per contract rule.
+    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
+    memory: u64,
+}
+
+pub fn plan(args: PlanArgs) -> anyhow::Result<Exit> {
+    use reviewhost::review::plan::{self, PlanOptions};
+    use reviewhost::review::{ReviewError, trust, workspace};
+    if args.cancel {
+        let marker = workspace::request_cancel(&args.root)?;
+        println!(
+            "Asked the plan running in {} to stop before its next agent call ({}).",
+            args.root.display(),
+            marker.display()
+        );
+        return Ok(Exit::Clean);
+    }
+    let request = args.request.expect("clap requires a request without --cancel");
+    if request.trim().is_empty() {
+        anyhow::bail!("the request is empty: say what to plan");
+    }
+    let setup = trust::load(&args.root, &trust::Sources::new(args.config, args.trust_repo_config))?;
+    for warning in &setup.warnings {
+        eprintln!("reviewhost: warning: {warning}");
+    }
+    setup.check_commands()?;
+    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
+    let runner = crate::runner::runner(limits, args.jobs, &args.root)?;
+    let max_phases = args.max_phases.unwrap_or(plan::phases(args.refine).len() as u32 + 2);
+    let options = PlanOptions {
+        root: args.root,
+        request,
+        refine: args.refine,
+        max_phases,
+        max_calls: args.max_calls.unwrap_or(max_phases.saturating_mul(3)),
+        retries: args.retries,
+        // The planning agents are read-only: a preset gives them this program's sandboxed shell.
+        config: reviewhost::review::agent::Config { sandbox_program: std::env::current_exe().ok(), ..setup.config },
+        definitions: setup.definitions,
+        prompt_budget: args.prompt_budget,
+    };
+    // Ctrl-C (or SIGTERM) kills the running agent and ends the run as "cancelled".
+    let _ = ctrlc::set_handler(|| {
+        reviewhost::review::agent::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let mut stdout = std::io::stdout().lock();
+    match plan::plan(&runner, &options, &mut stdout) {
+        Ok(outcome) => {
+            if let Some(path) = &outcome.plan {
+                let _ = writeln!(stdout, "Plan saved to {}", path.display());
+            }
+            Ok(match outcome.end.exit_code() {
+                0 => Exit::Clean,
+                1 => Exit::Findings,
+                code => Exit::Ended(code),
+            })
+        }
+        Err(error @ ReviewError::PlanStopped { .. }) => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            Ok(Exit::CouldNotRun)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
