@@ -23,7 +23,9 @@ Which agent a request belongs to (the CLIs never forward the agent's environment
   2. else the first agent of the script, in script order, whose `match` string (default:
      the agent's name) occurs in the system prompt (Anthropic `system`; OpenAI
      `instructions` plus the text of `input` messages whose role is developer or system,
-     where Codex puts `model_instructions_file`);
+     where Codex puts `model_instructions_file`) and whose `prompt` string, if it has
+     one, occurs in the user's messages (so a call asked again, with the reason in its
+     prompt, can be scripted apart from the first: a stateless server sees both as new);
   3. else the script's "default" agent if it names one;
   4. else the request is answered with HTTP 500 and an error naming the rule.
 
@@ -36,6 +38,7 @@ Script (JSON):
   {"default": "NAME",                      # optional
    "agents": {
      "NAME": {"match": "text in the system prompt",     # optional
+              "prompt": "text in a user message",       # optional
               "turns": [TURN, ...]}}}                  # or just a list of TURNs
   TURN is one of
    {"text": "final answer"}
@@ -88,7 +91,8 @@ def load_script(path):
     for name, spec in raw.get("agents", {}).items():
         if isinstance(spec, list):
             spec = {"turns": spec}
-        agents[name] = {"match": spec.get("match", name), "turns": spec.get("turns", [])}
+        agents[name] = {"match": spec.get("match", name), "prompt": spec.get("prompt"),
+                        "turns": spec.get("turns", [])}
     return {"default": raw.get("default"), "agents": agents}
 
 
@@ -111,6 +115,23 @@ def system_text(api, body):
                 parts.append(content)
             elif isinstance(content, list):
                 parts.extend(c.get("text", "") for c in content if isinstance(c, dict))
+    return "\n".join(p for p in parts if p)
+
+
+def user_text(api, body):
+    """The text of a request's user messages, as one string."""
+    if not isinstance(body, dict):
+        return ""
+    items = body.get("messages" if api == "anthropic" else "input") or []
+    parts = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(c.get("text", "") for c in content if isinstance(c, dict))
     return "\n".join(p for p in parts if p)
 
 
@@ -144,9 +165,15 @@ def pick_agent(script, headers, api, body):
     if name:
         return name.strip()
     system = system_text(api, body)
+    user = None
     for name, spec in script["agents"].items():
-        if spec["match"] and spec["match"] in system:
-            return name
+        if not (spec["match"] and spec["match"] in system):
+            continue
+        if spec["prompt"]:
+            user = user_text(api, body) if user is None else user
+            if spec["prompt"] not in user:
+                continue
+        return name
     return script["default"]
 
 

@@ -60,6 +60,12 @@ const MATCH: &[(&str, &str)] = &[
     ("principles-analyst", "# Principles analyst"),
     ("ux-analyst", "# UX analyst"),
     ("docs-analyst", "# Docs analyst"),
+    ("plan-understand", "# Planner, phase: understand"),
+    ("plan-explore", "# Planner, phase: explore"),
+    ("plan-alternatives", "# Planner, phase: alternatives"),
+    ("plan-draft", "# Planner, phase: draft"),
+    ("plan-critique", "# Planner, phase: critique"),
+    ("plan-revise", "# Planner, phase: revise"),
 ];
 
 /// A repository to review, the fake model playing `turns` (agent name → turns), and a
@@ -114,13 +120,20 @@ impl Setup {
         git(&root, &["commit", "-qm", "init"]);
 
         let turns = turns(&root);
-        let agents: serde_json::Map<String, Value> = MATCH
-            .iter()
-            .map(|(name, marker)| {
-                let list = turns.get(*name).cloned().unwrap_or_else(|| json!([analysis(json!([]))]));
-                ((*name).to_string(), json!({"match": marker, "turns": list}))
-            })
+        // Any entry not in MATCH is a whole agent spec (`match`, `prompt`, `turns`), put
+        // first: the server takes the first agent that matches, so one that also needs a
+        // `prompt` text wins over its phase's entry.
+        let mut agents: serde_json::Map<String, Value> = turns
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| !MATCH.iter().any(|(known, _)| known == name))
+            .map(|(name, spec)| (name.clone(), spec.clone()))
             .collect();
+        for (name, marker) in MATCH {
+            let list = turns.get(*name).cloned().unwrap_or_else(|| json!([analysis(json!([]))]));
+            agents.insert((*name).to_string(), json!({"match": marker, "turns": list}));
+        }
         let script = dir.path().join("script.json");
         std::fs::write(&script, json!({"agents": agents}).to_string()).unwrap();
         let port_file = dir.path().join("port");
@@ -172,10 +185,16 @@ impl Setup {
 
     /// `reviewhost review` of the repository, with the CLI's environment isolated.
     fn review(&self, args: &[&str]) -> Output {
+        self.reviewhost().arg("review").arg(&self.root).args(["--max-passes", "2"]).args(args).output().unwrap()
+    }
+
+    /// The `reviewhost` command, with the CLI's environment isolated.
+    fn reviewhost(&self) -> Command {
         let home = self.dir.path().join("home");
         let tmp = self.dir.path().join("tmp");
         std::fs::create_dir_all(&tmp).unwrap();
-        reviewhost()
+        let mut command = reviewhost();
+        command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &home)
@@ -191,13 +210,8 @@ impl Setup {
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("CLAUDE_CODE_MAX_RETRIES", "1")
             .env("CODEX_HOME", self.dir.path().join("codex-home"))
-            .env("FAKE_API_KEY", "sk-fake")
-            .arg("review")
-            .arg(&self.root)
-            .args(["--max-passes", "2"])
-            .args(args)
-            .output()
-            .unwrap()
+            .env("FAKE_API_KEY", "sk-fake");
+        command
     }
 
     /// Every model request, in order.
@@ -598,4 +612,63 @@ fn codex_analysts_are_offered_the_sandboxed_shell() {
     let request = &setup.requests_of("principles-analyst")[0];
     let system = Setup::system_text(request);
     assert!(system.contains("mcp__reviewhost: reviewhost's sandbox"), "{system}");
+}
+
+/// `reviewhost plan` through the real Claude Code CLI: the planning agents are offered
+/// the read tools and the sandbox's, the understand phase explores through `sh`, and a
+/// draft that misses a required section is asked again with the violation, then the
+/// plan completes.
+#[test]
+fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
+    const PLAN: &str = "## Goal\nRate-limit logins.\n\n## Scope\nsrc/auth/login.ts\n\n## Non-Scope\nSignup.\n\n\
+        ## Steps\n1. Add a limiter to src/auth/login.ts\n\n## Verification\nnpm test\n\n## Risks\nLockouts.\n\n\
+        ## Open Questions\nPer IP or per account?\n";
+    let without_risks = PLAN.replace("## Risks\nLockouts.\n\n", "");
+    let text = |t: &str| json!([{"text": t}]);
+    let critique: Vec<String> =
+        (1..=8).map(|p| format!("{p}. P{p}: {}", if p % 3 == 0 { "FAIL" } else { "PASS" })).collect();
+    let Some(setup) = Setup::new(Cli::Claude, &[("src/auth/login.ts", "export function login() {}\n")], |_| {
+        json!({
+            "plan-understand": [
+                {"tools": [{"name": "mcp__reviewhost__sh", "input": {"command": "grep -rn login src"}}]},
+                {"text": "1. The problem: logins can be brute-forced.\n2. Success: lockout after 5 failures.\n3. Constraint: no new service.\n"}
+            ],
+            "plan-explore": text("Read src/auth/login.ts and src/lib.rs.\n"),
+            "plan-alternatives": text("1. In the handler. Pros: simple.\n2. A shared store. Cons: a dependency.\nI recommend 1.\n"),
+            "plan-draft": text(&without_risks),
+            "again-plan-draft": {"match": "# Planner, phase: draft", "prompt": "does not meet its output contract",
+                                 "turns": [{"text": PLAN}]},
+            "plan-critique": text(&critique.join("\n")),
+            "plan-revise": text(&format!("{PLAN}\n<promise>PLAN_OK</promise>")),
+        })
+    }) else {
+        return;
+    };
+    let out = setup
+        .reviewhost()
+        .args(["plan", "Add rate limiting to the login endpoint", "--refine", "1", "--root"])
+        .arg(&setup.root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("Plan: completed after 6 phases and 7 agent calls."), "{}", stdout(&out));
+
+    // Read-only planners: the read tools and the sandbox's, never Edit, Write or Bash.
+    let understand = setup.requests_of("plan-understand");
+    assert_eq!(
+        Setup::offered(&understand[0]),
+        ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"]
+    );
+    let sh_result = understand[1]["body"]["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(sh_result.contains("src/auth/login.ts:1:export function login"), "{sh_result}");
+    // The draft was asked again, with the violation, and its second answer accepted.
+    let again = setup.requests_of("again-plan-draft");
+    assert_eq!(again.len(), 1);
+    let asked = again[0]["body"]["messages"].to_string();
+    assert!(asked.contains("section-risks: Missing sections: `## Risks`"), "{asked}");
+    let checks: Vec<Value> =
+        setup.events().into_iter().filter(|e| e["event"] == "contract_result" && e["phase"] == "draft").collect();
+    assert_eq!(checks.iter().map(|e| e["met"].as_bool().unwrap()).collect::<Vec<_>>(), [false, true]);
+    let saved = std::fs::read_to_string(setup.root.join(".reviewhost/plan.md")).unwrap();
+    assert!(saved.contains("end_state: completed") && saved.ends_with(PLAN), "{saved}");
 }

@@ -156,6 +156,32 @@ fn a_project_contract_rule_written_as_a_custom_validator_is_honoured() {
     assert!(e.contains("plan-draft.md") && e.contains("`contract`"), "{e}");
 }
 
+#[test]
+fn a_json_contract_refuses_prose_and_names_each_schema_violation() {
+    use reviewhost::review::contract::{self, ContractSpec};
+    let spec: ContractSpec = serde_yaml_ng::from_str(
+        "schema:\n  type: array\n  items: {type: object, required: [id, severity], properties: {\
+         id: {type: string, pattern: '^FD-[0-9]{3}$'}, severity: {enum: [high, low]}}}\n\
+         rules:\n  - {id: one-finding, type: grep_match, description: exactly one finding, \
+         command: 'grep -cF \"{\" answer.json', expected: 'count:1'}\n",
+    )
+    .unwrap();
+    spec.validate().unwrap();
+    let runner = runner(Limits::default(), 2);
+    let judge = |answer: &str| contract::judge(&runner, "reviewer", &spec, None, answer).unwrap();
+    let good = judge("```json\n[{\"id\": \"FD-001\", \"severity\": \"high\"}]\n```");
+    assert!(good.met(), "{:?}", good.violations);
+    assert_eq!(good.json.unwrap()[0]["id"], "FD-001");
+    let prose = judge("Here are my findings:\n[]");
+    assert_eq!(prose.violations[0].rule, "schema");
+    assert!(prose.violations[0].message.contains("must be JSON and nothing else"), "{:?}", prose.violations);
+    let wrong = judge(r#"[{"id": "F-1", "severity": "urgent"}, {"id": "FD-002"}]"#);
+    let rules: Vec<&str> = wrong.violations.iter().map(|v| v.rule.as_str()).collect();
+    // The rules run over answer.json as well: two findings where one is allowed.
+    assert_eq!(rules, ["schema at '/0/id'", "schema at '/0/severity'", "schema at '/1'", "one-finding"], "{wrong:?}");
+    assert!(wrong.explain().contains("- schema at '/1': \"severity\" is a required property"), "{}", wrong.explain());
+}
+
 // ---- Scripted runs ----
 
 const PLAN: &str = "## Goal\nRate-limit logins.\n\n## Scope\nsrc/auth/login.ts\n\n## Non-Scope\nSignup.\n\n## Steps\n1. Add a limiter to src/auth/login.ts\n2. Test it in tests/login.test.ts\n\n## Verification\nnpm test\n\n## Risks\nLockouts.\n\n## Open Questions\nLimits per IP or per account?\n";

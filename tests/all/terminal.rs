@@ -202,8 +202,19 @@ fn every_help_example_runs() {
     // Agents for `reviewhost review`: every one answers that nothing is open.
     let agent = repo.join("tests/agents/scripted_agent.py");
     let quiet = json!({"response": "Nothing open.\n\n## Assertions\n\n```json\n[]\n```\n"});
+    // And for `reviewhost plan`, in `.` and in `service/`: answers that meet each phase's contract.
+    let plan = "## Goal\ng\n## Scope\ns\n## Non-Scope\nn\n## Steps\n1. src/lib.rs\n## Verification\nv\n## Risks\nr\n## Open Questions\nq\n";
+    let say = |text: &str| json!({"response": text});
+    let critique: Vec<String> = (1..=6).map(|p| format!("{p}. P{p}: PASS")).collect();
     let script = json!({"principles-analyst": [quiet], "ux-analyst": [quiet], "docs-analyst": [quiet],
-                        "implementer": [{"response": "done"}], "fix-agent": [{"response": "done"}]});
+                        "implementer": [{"response": "done"}], "fix-agent": [{"response": "done"}],
+                        "plan-understand": [say("1. problem\n2. success\n3. constraint\n")],
+                        "plan-explore": [say("src/lib.rs and src/main.rs")],
+                        "plan-alternatives": [say("1. a, pros\n2. b, cons\nI recommend a.")],
+                        "plan-draft": [say(plan)],
+                        "plan-critique": [say(&critique.join("\n"))],
+                        "plan-revise": [say(plan), say(&format!("{plan}<promise>PLAN_OK</promise>"))]});
+    copy_tree(&repo.join("examples/basic"), &here.join("service"));
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let config = format!(
@@ -221,7 +232,7 @@ fn every_help_example_runs() {
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
-    for subcommand in ["run", "lint", "new", "test", "schema", "validate", "completions", "review", "agents"] {
+    for subcommand in ["run", "lint", "new", "test", "schema", "validate", "completions", "review", "agents", "plan"] {
         for example in examples(subcommand) {
             let out = Command::new("sh")
                 .arg("-c")
@@ -246,5 +257,5 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 15, "{ran} examples");
+    assert!(ran >= 18, "{ran} examples");
 }

@@ -24,8 +24,8 @@ Agents and their configuration are found as for `reviewhost review`.
 
 Examples:
   reviewhost plan \"Add rate limiting to the login endpoint\" --config ~/review/claude.toml
-  reviewhost plan \"Split the parser module\" --root ../service --refine 3
-  reviewhost plan --cancel --root ../service
+  reviewhost plan \"Split the parser module\" --root service --refine 3
+  reviewhost plan --cancel --root service
 
 Exit codes: 0 completed, 1 max phases reached, 2 could not run (bad input, a failed agent
 call), 3 retries exhausted (a phase never met its contract), 4 --max-calls reached,

@@ -158,7 +158,10 @@ pub fn judge(
             }
         }
     }
-    if spec.rules.is_empty() {
+    // Without the JSON a schema asks for, the rules (which may read answer.json) have
+    // nothing to judge: the answer is re-asked for that alone.
+    let unparsed = spec.schema.is_some() && judgement.json.is_none();
+    if spec.rules.is_empty() || unparsed {
         return Ok(judgement);
     }
     let rules = spec.rules_file().map_err(invalid)?;
