@@ -41,6 +41,14 @@ pub fn agents(args: &AgentsArgs) -> anyhow::Result<Exit> {
         let track = d.track.as_deref().map(|t| format!(" track {}", inert(t))).unwrap_or_default();
         writeln!(stdout, "{:<20} {:<12} {source}", inert(&d.name), format!("{}{track}", d.role.as_str()))?;
         writeln!(stdout, "{:<20} tools: {}", "", inert(&d.tools.join(", ")))?;
+        for (field, spec) in [("contract", &d.contract), ("completion", &d.completion)] {
+            if let Some(spec) = spec {
+                let schema = if spec.schema.is_some() { "a JSON Schema, " } else { "" };
+                let rules = spec.rules.len();
+                let s = if rules == 1 { "" } else { "s" };
+                writeln!(stdout, "{:<20} {field}: {schema}{rules} rule{s}, {} retries", "", spec.retries())?;
+            }
+        }
     }
     Ok(Exit::Clean)
 }
