@@ -66,6 +66,7 @@ const MATCH: &[(&str, &str)] = &[
     ("plan-draft", "# Planner, phase: draft"),
     ("plan-critique", "# Planner, phase: critique"),
     ("plan-revise", "# Planner, phase: revise"),
+    ("fix-diff-reviewer", "# Fix-diff reviewer"),
 ];
 
 /// A repository to review, the fake model playing `turns` (agent name → turns), and a
@@ -131,7 +132,13 @@ impl Setup {
             .map(|(name, spec)| (name.clone(), spec.clone()))
             .collect();
         for (name, marker) in MATCH {
-            let list = turns.get(*name).cloned().unwrap_or_else(|| json!([analysis(json!([]))]));
+            // Unscripted agents find nothing: an analysis without assertions; for the
+            // fix-diff reviewer, an empty JSON array.
+            let nothing = match *name {
+                "fix-diff-reviewer" => json!([{"text": "[]"}]),
+                _ => json!([analysis(json!([]))]),
+            };
+            let list = turns.get(*name).cloned().unwrap_or(nothing);
             agents.insert((*name).to_string(), json!({"match": marker, "turns": list}));
         }
         let script = dir.path().join("script.json");

@@ -16,6 +16,7 @@ mod examples;
 mod file_errors;
 mod files;
 mod find_names;
+mod fix_review;
 mod fuzz;
 mod host_reads;
 mod hostile;

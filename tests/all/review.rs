@@ -157,9 +157,18 @@ fn a_loop_that_converges_in_two_passes() {
     assert_eq!(assertions(&repo)[0]["status"], "pass");
     assert!(repo.root.join(".reviewhost/reports/final.md").exists());
     assert!(repo.root.join(".reviewhost/reports/pass-2.md").exists());
-    // Each pass's starting tree is a commit under refs/reviewhost/, the branch untouched.
+    // Each pass's starting tree is a commit under refs/reviewhost/, and so is the end of
+    // each fix-diff review's range; the branch is untouched.
     let refs = git(&repo.root, &["for-each-ref", "--format=%(refname)", "refs/reviewhost/"]);
-    assert_eq!(refs.lines().collect::<Vec<_>>(), ["refs/reviewhost/pass-1", "refs/reviewhost/pass-2"]);
+    assert_eq!(
+        refs.lines().collect::<Vec<_>>(),
+        [
+            "refs/reviewhost/fix-review-pass-1-round-1",
+            "refs/reviewhost/fix-review-pass-2-round-1",
+            "refs/reviewhost/pass-1",
+            "refs/reviewhost/pass-2"
+        ]
+    );
     assert_eq!(git(&repo.root, &["rev-list", "--count", "HEAD"]).trim(), "1");
     let snapshot = git(&repo.root, &["show", "refs/reviewhost/pass-2:src/lib.rs"]);
     assert!(snapshot.contains("TODO"), "pass 2 started before the implementer's fix");
@@ -370,10 +379,11 @@ fn agents_lists_definitions_and_project_overrides() {
     let out = agents(false);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
-    for name in ["principles-analyst", "ux-analyst", "docs-analyst", "implementer", "fix-agent"] {
+    for name in ["principles-analyst", "ux-analyst", "docs-analyst", "implementer", "fix-agent", "fix-diff-reviewer"] {
         assert!(text.contains(name), "{text}");
     }
-    assert_eq!(text.matches("embedded default").count(), 5, "{text}");
+    let embedded = text.matches("embedded default").count();
+    assert_eq!(embedded, 12, "{text}");
     std::fs::create_dir_all(dir.path().join("repo/.reviewhost/agents")).unwrap();
     std::fs::write(
         dir.path().join("repo/.reviewhost/agents/ux-analyst.md"),
@@ -381,11 +391,11 @@ fn agents_lists_definitions_and_project_overrides() {
     )
     .unwrap();
     let text = stdout(&agents(true));
-    assert_eq!(text.matches("embedded default").count(), 4, "{text}");
+    assert_eq!(text.matches("embedded default").count(), embedded - 1, "{text}");
     assert!(text.contains(".reviewhost/agents/ux-analyst.md"), "{text}");
     // Untrusted, the project's file is named in a warning and not used.
     let out = agents(false);
-    assert_eq!(stdout(&out).matches("embedded default").count(), 5, "{}", stdout(&out));
+    assert_eq!(stdout(&out).matches("embedded default").count(), embedded, "{}", stdout(&out));
     assert!(stderr(&out).contains("not reading 1 agent definition(s)"), "{}", stderr(&out));
 }
 

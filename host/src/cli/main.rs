@@ -7,8 +7,10 @@
 
 mod agents;
 mod exit;
+mod fix_review;
 mod init;
 mod lint;
+mod loop_args;
 mod mcp;
 mod new;
 mod output;
@@ -53,6 +55,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Run the review loop: analysts, assertions, implementer, sandboxed run, fix-agent, until done.
     Review(review::ReviewArgs),
+    /// Review the diff of one fix round for regressions (findings as JSON, located in the diff).
+    FixReview(fix_review::FixReviewArgs),
     /// Write an implementation plan through phases, each answer held to its output contract.
     Plan(plan::PlanArgs),
     /// List the agent definitions the review loop uses, and where each comes from.
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::validate(args),
         Command::Review(args) => review::review(args),
         Command::Plan(args) => plan::plan(args),
+        Command::FixReview(args) => fix_review::fix_review(args),
         Command::Agents(args) => agents::agents(&args),
         Command::Init(args) => init::init(&args),
         Command::Mcp(args) => mcp::mcp(&args),

@@ -2,12 +2,11 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use reviewhost::report::inert_lines;
-use reviewhost::sandbox::{Limits, parse_memory, parse_timeout};
 
 use crate::exit::Exit;
+use crate::loop_args::LoopArgs;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -55,30 +54,13 @@ pub struct PlanArgs {
     /// Ask the plan running in --root to stop before its next agent call, and exit.
     #[arg(long)]
     cancel: bool,
-    /// The agent configuration [default: ~/.config/reviewhost/reviewhost.toml].
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Read the repository's own reviewhost.toml and .reviewhost/agents/: they choose the
-    /// commands run on this machine and the agents' tools. Only for a repository you trust.
-    #[arg(long, env = "REVIEWHOST_TRUST_REPO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
-    trust_repo_config: bool,
-    /// Bytes an agent prompt may have; a larger one stops the run (exit 2).
-    #[arg(long, default_value_t = reviewhost::review::prompt::DEFAULT_BUDGET)]
-    prompt_budget: usize,
-    /// Contract rules evaluated at once [default: number of CPUs].
-    #[arg(long, short = 'j')]
-    jobs: Option<usize>,
-    /// Time limit per contract rule.
-    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
-    timeout: Duration,
-    /// Memory limit per contract rule.
-    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
-    memory: u64,
+    #[command(flatten)]
+    agents: LoopArgs,
 }
 
 pub fn plan(args: PlanArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::plan::{self, PlanOptions};
-    use reviewhost::review::{ReviewError, trust, workspace};
+    use reviewhost::review::{ReviewError, workspace};
     if args.cancel {
         let marker = workspace::request_cancel(&args.root)?;
         println!(
@@ -92,13 +74,8 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<Exit> {
     if request.trim().is_empty() {
         anyhow::bail!("the request is empty: say what to plan");
     }
-    let setup = trust::load(&args.root, &trust::Sources::new(args.config, args.trust_repo_config))?;
-    for warning in &setup.warnings {
-        eprintln!("reviewhost: warning: {warning}");
-    }
-    setup.check_commands()?;
-    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let runner = crate::runner::runner(limits, args.jobs, &args.root)?;
+    let ready = args.agents.load(&args.root)?;
+    let runner = ready.runner;
     let max_phases = args.max_phases.unwrap_or(plan::phases(args.refine).len() as u32 + 2);
     let options = PlanOptions {
         root: args.root,
@@ -107,10 +84,9 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<Exit> {
         max_phases,
         max_calls: args.max_calls.unwrap_or(max_phases.saturating_mul(3)),
         retries: args.retries,
-        // The planning agents are read-only: a preset gives them this program's sandboxed shell.
-        config: reviewhost::review::agent::Config { sandbox_program: std::env::current_exe().ok(), ..setup.config },
-        definitions: setup.definitions,
-        prompt_budget: args.prompt_budget,
+        config: ready.config,
+        definitions: ready.definitions,
+        prompt_budget: ready.prompt_budget,
     };
     // Ctrl-C (or SIGTERM) kills the running agent and ends the run as "cancelled".
     let _ = ctrlc::set_handler(|| {

@@ -2,12 +2,11 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use reviewhost::report::inert_lines;
-use reviewhost::sandbox::{Limits, parse_memory, parse_timeout};
 
 use crate::exit::Exit;
+use crate::loop_args::LoopArgs;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -43,53 +42,40 @@ pub struct ReviewArgs {
     /// Continue the review in .reviewhost/ from the start of its unfinished pass.
     #[arg(long)]
     resume: bool,
-    /// The agent configuration [default: ~/.config/reviewhost/reviewhost.toml].
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Read the repository's own reviewhost.toml and .reviewhost/agents/: they choose the
-    /// commands run on this machine and the agents' tools. Only for a repository you trust.
-    #[arg(long, env = "REVIEWHOST_TRUST_REPO_CONFIG", value_parser = clap::builder::BoolishValueParser::new())]
-    trust_repo_config: bool,
     /// The assertions file, relative to PATH.
     #[arg(long, default_value = ".claude/state/review-assertions.json")]
     assertions: PathBuf,
-    /// Bytes an agent prompt may have; a larger one aborts the pass.
-    #[arg(long, default_value_t = reviewhost::review::prompt::DEFAULT_BUDGET)]
-    prompt_budget: usize,
     /// End the review (end state "Cost limit", exit 1) once the agents have spent more than
     /// USD, as their CLIs price it (Claude Code reports a cost; Codex does not).
     #[arg(long, value_name = "USD", value_parser = parse_cost)]
     max_cost: Option<f64>,
-    /// Assertions evaluated at once [default: number of CPUs].
-    #[arg(long, short = 'j')]
-    jobs: Option<usize>,
-    /// Time limit per assertion.
-    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
-    timeout: Duration,
-    /// Memory limit per assertion.
-    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
-    memory: u64,
+    /// Fix-diff reviews per pass, after the implementer and fix-agent (0: none); a review
+    /// with critical or high findings sends them to the fix-agent, then reviews again.
+    #[arg(long, default_value_t = 2)]
+    fix_review_rounds: u32,
+    /// Changed lines from which a fix-diff review with zero findings is recorded in
+    /// .reviewhost/audit-trail.jsonl.
+    #[arg(long, default_value_t = reviewhost::review::fix_review::ZERO_FINDINGS_LINES)]
+    zero_findings_lines: u64,
+    #[command(flatten)]
+    agents: LoopArgs,
 }
 
 pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
-    use reviewhost::review::{self, EndState, ReviewError, ReviewOptions, trust};
-    let setup = trust::load(&args.path, &trust::Sources::new(args.config, args.trust_repo_config))?;
-    for warning in &setup.warnings {
-        eprintln!("reviewhost: warning: {warning}");
-    }
-    setup.check_commands()?;
-    let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let runner = crate::runner::runner(limits, args.jobs, &args.path)?;
+    use reviewhost::review::{self, EndState, ReviewError, ReviewOptions};
+    let ready = args.agents.load(&args.path)?;
+    let runner = ready.runner;
     let options = ReviewOptions {
         root: args.path,
         assertions_file: args.assertions,
         max_passes: args.max_passes,
         resume: args.resume,
-        // Read-only agents of a preset get this program's sandboxed shell (`reviewhost mcp`).
-        config: reviewhost::review::agent::Config { sandbox_program: std::env::current_exe().ok(), ..setup.config },
-        definitions: setup.definitions,
-        prompt_budget: args.prompt_budget,
+        config: ready.config,
+        definitions: ready.definitions,
+        prompt_budget: ready.prompt_budget,
         max_cost: args.max_cost,
+        fix_review_rounds: args.fix_review_rounds,
+        zero_findings_lines: args.zero_findings_lines,
     };
     let mut stdout = std::io::stdout().lock();
     match review::review(&runner, &options, &mut stdout) {

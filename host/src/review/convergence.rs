@@ -53,6 +53,11 @@ pub struct ReviewOptions {
     /// USD the agents may spend (as their CLIs price it); past it the review ends with
     /// [`EndState::CostLimit`].
     pub max_cost: Option<f64>,
+    /// Fix-diff reviews per pass (0: none): after each one with critical or high
+    /// findings, the fix-agent is called again, up to this many reviews.
+    pub fix_review_rounds: u32,
+    /// Changed lines from which a fix-diff review with zero findings is audited.
+    pub zero_findings_lines: u64,
 }
 
 /// What a finished review returns.
@@ -105,6 +110,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             aborted: None,
             end_state: None,
             usage: None,
+            passed_ever: Default::default(),
         },
     };
     state.status = state::Status::Running;
@@ -130,7 +136,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
         max_cost: options.max_cost,
         max_calls: None,
     };
-    let mut review = Convergence { agents, runner, root, workspace: &workspace, file, out };
+    let mut review = Convergence { agents, runner, root, workspace: &workspace, file, out, options };
     loop {
         match review.pass(&mut state) {
             Ok(Some(end)) => return review.end(state, end),
@@ -174,6 +180,7 @@ struct Convergence<'a> {
     /// The assertions file, absolute or under the root.
     file: PathBuf,
     out: &'a mut dyn Write,
+    options: &'a ReviewOptions,
 }
 
 /// What [`Convergence::select`] found at the start of a pass.
@@ -216,10 +223,12 @@ impl<'a> Convergence<'a> {
         let selection = self.select(state)?;
         let analyses = self.analyse(state, &selection)?;
         let merged = self.collect(state, &analyses)?;
-        self.implement(state, &analyses)?;
+        let fixed = self.implement(state, &analyses)?;
         let report = self.run(state, false)?;
-        let (report, fix_results) = self.fix(state, &analyses, report)?;
-        let record = self.report(state, selection, merged, &report, fix_results.as_deref())?;
+        let regressions = self.regressions(state, &report)?;
+        let (report, mut fix_results) = self.fix(state, &analyses, report, &regressions, &[])?;
+        let (report, reviewed) = self.review_fixes(state, &selection, &analyses, &fixed, report, &mut fix_results)?;
+        let record = self.report(state, selection, merged, &report, fix_results.as_deref(), reviewed)?;
         self.end_check(state, &record)
     }
 
@@ -278,7 +287,9 @@ impl<'a> Convergence<'a> {
         let n = state.pass;
         self.enter(state, Phase::Collect)?;
         let incoming: Vec<Value> = analyses.iter().flat_map(|a| a.assertions.iter().cloned()).collect();
-        let (kept, rejected) = self.lint(incoming)?;
+        let (kept, mut rejected) = self.lint(incoming)?;
+        let (kept, vacuous) = self.witness(kept)?;
+        rejected.extend(vacuous);
         let (new, carried, total) = self.merge(state, &kept)?;
         self.workspace.event(&Event::AssertionsCollected { pass: n, total, new, carried, rejected: &rejected })?;
         writeln!(self.out, "Pass {n}: {total} total ({new} new, {carried} carried forward)")?;
@@ -302,6 +313,35 @@ impl<'a> Convergence<'a> {
         Ok((kept, rejected))
     }
 
+    /// The witness check: seed 000 asks analysts for assertions that fail today, so
+    /// each new assertion (an id not in the file yet) is run on the tree it was written
+    /// against, before the implementer; one that already passes witnesses nothing and
+    /// is dropped with the reason.
+    fn witness(&self, kept: Vec<Value>) -> Result<(Vec<Value>, Vec<Rejected>), ReviewError> {
+        let existing: Vec<String> =
+            self.assertions()?.iter().filter_map(|a| a["id"].as_str().map(String::from)).collect();
+        let new: Vec<&Value> = kept.iter().filter(|a| !existing.iter().any(|id| a["id"] == id.as_str())).collect();
+        if new.is_empty() {
+            return Ok((kept, Vec::new()));
+        }
+        let doc = json!({ "assertions": new });
+        let file = assertion::parse(Path::new("(the analysts' new assertions)"), doc.to_string().as_bytes())?;
+        let root = crate::sandbox::RootDir::new(self.root)
+            .map_err(|source| crate::run::RunError::Root { root: self.root.to_path_buf(), source })?;
+        let dir = std::path::absolute(crate::write::parent_dir(&self.file)).unwrap_or_else(|_| self.root.to_path_buf());
+        let vacuous: Vec<Rejected> = self
+            .runner
+            .check_all(&file, &root, &dir)
+            .into_iter()
+            .filter(|(_, outcome)| outcome.status == Status::Pass)
+            .map(|(a, _)| {
+                (a.id, "passes already, before any fix: it witnesses nothing (write one that fails today)".into())
+            })
+            .collect();
+        let kept = kept.into_iter().filter(|a| !vacuous.iter().any(|(id, _)| a["id"] == id.as_str())).collect();
+        Ok((kept, vacuous))
+    }
+
     /// Merges `kept` into the assertions file by id, under its lock: (new, carried,
     /// total).
     fn merge(&self, state: &State, kept: &[Value]) -> Result<(usize, usize, usize), ReviewError> {
@@ -320,7 +360,7 @@ impl<'a> Convergence<'a> {
 
     /// [`Phase::Implement`]: the implementer on the open findings (new assertions, and
     /// old ones still failing), if there are any.
-    fn implement(&mut self, state: &mut State, analyses: &[Analysis]) -> Result<(), ReviewError> {
+    fn implement(&mut self, state: &mut State, analyses: &[Analysis]) -> Result<Vec<(String, String)>, ReviewError> {
         let n = state.pass;
         self.enter(state, Phase::Implement)?;
         let failing_before: Vec<Value> = self
@@ -328,8 +368,16 @@ impl<'a> Convergence<'a> {
             .into_iter()
             .filter(|a| a.get("status").and_then(Value::as_str) != Some("pass"))
             .collect();
+        // What this pass sets out to fix, for the fix-diff review.
+        let fixed = failing_before
+            .iter()
+            .map(|a| {
+                let text = |k: &str| a[k].as_str().unwrap_or("").to_string();
+                (text("id"), text("description"))
+            })
+            .collect();
         if failing_before.is_empty() {
-            return Ok(());
+            return Ok(fixed);
         }
         let implementer = self.agents.with_role(Role::Implementer).map_err(abort(n))?;
         let mut prompt = Prompt::new();
@@ -346,7 +394,24 @@ impl<'a> Convergence<'a> {
         prompt.say("Assertions not passing yet (JSON):");
         prompt.fence("assertions", &serde_json::to_string_pretty(&failing_before).expect("JSON"));
         self.agents.ask(implementer, n, prompt).map_err(abort(n))?;
-        Ok(())
+        Ok(fixed)
+    }
+
+    /// Assertions failing in `report` that passed at the end of an earlier pass: named
+    /// in an event, and given to the fix-agent first.
+    fn regressions(&mut self, state: &State, report: &RunReport) -> Result<Vec<String>, ReviewError> {
+        let ids: Vec<String> = report
+            .results
+            .iter()
+            .filter(|(a, o)| o.status != Status::Pass && state.passed_ever.contains(&a.id))
+            .map(|(a, _)| a.id.clone())
+            .collect();
+        if !ids.is_empty() {
+            self.workspace.event(&Event::Regressions { pass: state.pass, ids: &ids })?;
+            let names: Vec<String> = ids.iter().map(|id| crate::report::inert(id).into_owned()).collect();
+            writeln!(self.out, "Regressions (passed in an earlier pass, fail now): {}", names.join(", "))?;
+        }
+        Ok(ids)
     }
 
     /// [`Phase::Run`]: runs the assertions file in the sandbox (the same library call as
@@ -384,10 +449,12 @@ impl<'a> Convergence<'a> {
         state: &mut State,
         analyses: &[Analysis],
         report: RunReport,
+        regressions: &[String],
+        diff_findings: &[Value],
     ) -> Result<(RunReport, Option<String>), ReviewError> {
         let n = state.pass;
-        let failing = self.failing(&report);
-        if failing.is_empty() {
+        let mut failing = self.failing(&report);
+        if failing.is_empty() && diff_findings.is_empty() {
             return Ok((report, None));
         }
         self.enter(state, Phase::Fix)?;
@@ -397,6 +464,22 @@ impl<'a> Convergence<'a> {
             "Pass {n}: these assertions fail after implementation. Make the minimal change that makes each pass; \
              never edit or weaken an assertion. Answer with `## Fix-Agent Results — Pass {n}`."
         ));
+        // Regressions first: they passed before this pass broke them.
+        failing.sort_by_key(|a| !regressions.iter().any(|id| a["id"] == id.as_str()));
+        let still: Vec<&String> =
+            regressions.iter().filter(|id| failing.iter().any(|a| a["id"] == id.as_str())).collect();
+        if !still.is_empty() {
+            let ids: Vec<&str> = still.iter().map(|id| id.as_str()).collect();
+            prompt.say("REGRESSIONS: these passed in an earlier pass and fail now; fix them first (ids):");
+            prompt.fence("regressions", &ids.join("\n"));
+        }
+        if !diff_findings.is_empty() {
+            prompt.say(
+                "The fix-diff review of this pass found these critical or high problems in the changes made so far; \
+                 fix them too:",
+            );
+            prompt.fence("fix-diff-findings", &serde_json::to_string_pretty(diff_findings).expect("JSON"));
+        }
         prompt.say("Failing assertions (JSON, with failure_output):");
         prompt.fence("failing-assertions", &serde_json::to_string_pretty(&failing).expect("JSON"));
         for a in
@@ -411,6 +494,79 @@ impl<'a> Convergence<'a> {
         Ok((report, Some(answer)))
     }
 
+    /// [`Phase::FixReview`]: the diff of the pass (its start snapshot to the working
+    /// tree) reviewed by the fix-diff reviewer; critical and high findings go to the
+    /// fix-agent with the failing assertions and the file is run again, up to
+    /// `fix_review_rounds` reviews. Returns the report to record and (rounds run,
+    /// blocking findings left). Skipped, with a line, outside git (nothing to pin).
+    fn review_fixes(
+        &mut self,
+        state: &mut State,
+        selection: &Selection<'_>,
+        analyses: &[Analysis],
+        fixed: &[(String, String)],
+        mut report: RunReport,
+        fix_results: &mut Option<String>,
+    ) -> Result<(RunReport, (u32, usize)), ReviewError> {
+        let n = state.pass;
+        let rounds = self.options.fix_review_rounds;
+        if rounds == 0 {
+            return Ok((report, (0, 0)));
+        }
+        let Some(start) = selection.snapshot.clone() else {
+            writeln!(self.out, "Fix-diff review skipped: no snapshot of the pass start (not a git repository).")?;
+            return Ok((report, (0, 0)));
+        };
+        self.enter(state, Phase::FixReview)?;
+        let definitions: &'a [Definition] = self.agents.definitions;
+        let reviewer = definitions
+            .iter()
+            .find(|d| d.role == Role::Reviewer)
+            .ok_or(AbortCause::NoAgent(Role::Reviewer))
+            .map_err(abort(n))?;
+        let mut blocking = 0;
+        for round in 1..=rounds {
+            let result = super::fix_review::Round {
+                agents: &self.agents,
+                runner: self.runner,
+                workspace: self.workspace,
+                reviewer,
+                start: &start,
+                pass: n,
+                round,
+                fixed,
+                zero_findings_lines: self.options.zero_findings_lines,
+                exclude: &NOT_SNAPSHOT,
+            }
+            .run()
+            .map_err(abort(n))?;
+            let found: Vec<Value> = result.blocking().into_iter().cloned().collect();
+            blocking = found.len();
+            writeln!(
+                self.out,
+                "Fix-diff review {round}: {} files, {} lines changed: {} findings ({blocking} critical or high), {} \
+                 rejected{}",
+                result.files,
+                result.lines_changed,
+                result.findings.len(),
+                result.rejected.len(),
+                if result.audited { ", recorded in the audit trail" } else { "" }
+            )?;
+            for (id, why) in &result.rejected {
+                writeln!(self.out, "  rejected {}: {}", crate::report::inert(id), crate::report::inert(why))?;
+            }
+            if found.is_empty() || round == rounds {
+                return Ok((report, (round, blocking)));
+            }
+            let regressions = self.regressions(state, &report)?;
+            let (after, answer) = self.fix(state, analyses, report, &regressions, &found)?;
+            report = after;
+            *fix_results = answer.or(fix_results.take());
+            self.enter(state, Phase::FixReview)?;
+        }
+        Ok((report, (rounds, blocking)))
+    }
+
     /// [`Phase::Report`]: records the pass in the state and writes its report.
     fn report(
         &mut self,
@@ -419,10 +575,20 @@ impl<'a> Convergence<'a> {
         merged: Merged,
         report: &RunReport,
         fix_results: Option<&str>,
+        (fix_review_rounds, blocking_findings): (u32, usize),
     ) -> Result<PassRecord, ReviewError> {
         let n = state.pass;
         state.phase = Phase::Report;
         let ledger = self.agents.take_ledger();
+        let regressions: Vec<String> = report
+            .results
+            .iter()
+            .filter(|(a, o)| o.status != Status::Pass && state.passed_ever.contains(&a.id))
+            .map(|(a, _)| a.id.clone())
+            .collect();
+        state
+            .passed_ever
+            .extend(report.results.iter().filter(|(_, o)| o.status == Status::Pass).map(|(a, _)| a.id.clone()));
         let record = PassRecord {
             pass: n,
             total: report.results.len(),
@@ -435,6 +601,9 @@ impl<'a> Convergence<'a> {
             snapshot: selection.snapshot,
             usage: ledger.usage,
             refused: ledger.refused,
+            regressions,
+            fix_review_rounds,
+            blocking_findings,
         };
         if let Some(usage) = &record.usage {
             state.usage = Some(Usage::sum(state.usage.take(), usage));
@@ -553,11 +722,16 @@ fn analyst_prompt(d: &Definition, pass: u32, max: u32, changed: Option<&[String]
 /// The end state after `passes`, if the review is over.
 fn end_state(passes: &[PassRecord], max_passes: u32) -> Option<EndState> {
     let last = passes.last()?;
-    if last.failing == 0 {
+    if last.failing == 0 && last.blocking_findings == 0 {
         return Some(EndState::ZeroFindings);
     }
     if last.pass >= max_passes {
         return Some(EndState::BudgetReached);
+    }
+    // The fix-agent had the regressions first and could not repair them: the loop is
+    // breaking what it had fixed.
+    if !last.regressions.is_empty() {
+        return Some(EndState::Divergence);
     }
     if let [.., before, now] = passes
         && now.failing > before.failing
@@ -590,6 +764,9 @@ mod tests {
             snapshot: None,
             usage: None,
             refused: Vec::new(),
+            regressions: Vec::new(),
+            fix_review_rounds: 0,
+            blocking_findings: 0,
         }
     }
 

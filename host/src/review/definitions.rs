@@ -23,6 +23,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("plan-draft", include_str!("../../../agents/plan-draft.md")),
     ("plan-critique", include_str!("../../../agents/plan-critique.md")),
     ("plan-revise", include_str!("../../../agents/plan-revise.md")),
+    ("fix-diff-reviewer", include_str!("../../../agents/fix-diff-reviewer.md")),
 ];
 
 /// Where a project's overrides live, relative to the root.
@@ -40,6 +41,8 @@ pub enum Role {
     FixAgent,
     /// Read-only: one phase of `reviewhost plan` (seed 003).
     Planner,
+    /// Read-only: reviews a fix round's diff (seed 001).
+    Reviewer,
 }
 
 impl Role {
@@ -49,6 +52,7 @@ impl Role {
             Role::Implementer => "implementer",
             Role::FixAgent => "fix-agent",
             Role::Planner => "planner",
+            Role::Reviewer => "reviewer",
         }
     }
 }
@@ -217,7 +221,7 @@ mod tests {
     #[test]
     fn the_embedded_definitions_parse_and_cover_every_role() {
         let all = load(&[(Path::new("/nonexistent"), Source::User)]).unwrap();
-        assert_eq!(all.len(), 11);
+        assert_eq!(all.len(), 12);
         assert_eq!(all.iter().filter(|d| d.role == Role::Planner && d.contract.is_some()).count(), 6);
         assert_eq!(all.iter().filter(|d| d.role == Role::Analyst).count(), 3);
         assert!(all.iter().all(|d| !d.body.is_empty() && d.source == Source::Embedded));

@@ -72,6 +72,9 @@ pub enum AbortCause {
     /// An answer's output contract could not judge it.
     #[error(transparent)]
     Contract(#[from] ContractError),
+    /// A fix round could not be reviewed.
+    #[error(transparent)]
+    FixReview(#[from] super::fix_review::FixReviewError),
 }
 
 fn times(n: u32) -> String {

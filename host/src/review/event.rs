@@ -117,6 +117,25 @@ pub enum Event<'a> {
         agent: &'a str,
         tools: &'a [String],
     },
+    /// A fix round's diff was reviewed (`start` is the pinned start commit): the
+    /// findings kept, the critical and high among them, and those rejected.
+    FixReview {
+        pass: u32,
+        round: u32,
+        start: &'a str,
+        files: usize,
+        lines_changed: u64,
+        findings: usize,
+        blocking: usize,
+        rejected: &'a [(String, String)],
+        /// Zero findings on a large diff: recorded in `audit-trail.jsonl`.
+        audited: bool,
+    },
+    /// Assertions that passed in an earlier pass and fail now.
+    Regressions {
+        pass: u32,
+        ids: &'a [String],
+    },
     /// `reviewhost plan` started.
     PlanStart {
         root: &'a Path,

@@ -20,6 +20,8 @@
 //! - [`convergence`]: seed 000's assertion-driven convergence loop (`reviewhost
 //!   review`), with its state in [`state`], its answers' parser in [`collect`] and its
 //!   reports in `summary`;
+//! - [`fix_review`]: seed 001's fix-diff review of one round (`reviewhost fix-review`,
+//!   and a stage of `reviewhost review`);
 //! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
 //!   to its contract.
 
@@ -30,6 +32,7 @@ pub mod convergence;
 pub mod definitions;
 pub mod error;
 pub mod event;
+pub mod fix_review;
 pub mod gate;
 pub mod gitdir;
 pub mod init;

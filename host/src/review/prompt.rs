@@ -4,10 +4,6 @@
 //! close its fence and speak as the orchestrator. A prompt over its byte budget is an
 //! error, never silently truncated: a cut-off prompt is a different question.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use sha2::{Digest, Sha256};
-
 /// Bytes a prompt may have by default (the seed's fix-diff reviewer used 100 KB).
 pub const DEFAULT_BUDGET: usize = 100 * 1024;
 
@@ -28,6 +24,12 @@ pub struct Prompt {
 impl Prompt {
     pub fn new() -> Prompt {
         Prompt { nonce: nonce(), text: String::new() }
+    }
+
+    /// This prompt's nonce, which every fence's open and close tag carries (for a
+    /// framing line that names it).
+    pub fn nonce(&self) -> &str {
+        &self.nonce
     }
 
     /// Adds the orchestrator's own (trusted) text.
@@ -66,34 +68,40 @@ impl Default for Prompt {
     }
 }
 
-/// Breaks every `<untrusted-` / `</untrusted-` (any case) with a word joiner, so no
-/// fence can be opened or closed from inside one.
+/// Breaks every token that could forge structure, in any case, with a word joiner
+/// (U+2060): `<untrusted-` and `</untrusted-` (no fence can be opened or closed from
+/// inside one), `trusted framing` and `nonce=` (no framing line or nonce attribute can
+/// be imitated).
 fn neutralise(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
+    let mut breaks: Vec<usize> = Vec::new();
     for (at, _) in lower.match_indices("untrusted-") {
         let before = &lower[..at];
         if before.ends_with('<') || before.ends_with("</") {
-            out.push_str(&text[last..at]);
-            out.push_str("untrusted\u{2060}-");
-            last = at + "untrusted-".len();
+            breaks.push(at + "untrusted".len());
         }
+    }
+    breaks.extend(lower.match_indices("trusted framing").map(|(at, _)| at + "trusted".len()));
+    breaks.extend(lower.match_indices("nonce=").map(|(at, _)| at + "nonce".len()));
+    breaks.sort_unstable();
+    breaks.dedup();
+    let mut out = String::with_capacity(text.len() + 3 * breaks.len());
+    let mut last = 0;
+    for at in breaks {
+        out.push_str(&text[last..at]);
+        out.push('\u{2060}');
+        last = at;
     }
     out.push_str(&text[last..]);
     out
 }
 
-/// 16 hex digits no agent input can predict.
+/// 128 bits from the operating system's generator, in hex: no agent input can predict
+/// it, and each prompt has its own.
 fn nonce() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hash = Sha256::new();
-    hash.update(std::process::id().to_le_bytes());
-    hash.update(COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    hash.update(now.as_nanos().to_le_bytes());
-    hash.update((&hash as *const Sha256 as usize).to_le_bytes());
-    format!("{:x}", hash.finalize())[..16].to_string()
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the OS random generator is available");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -32,6 +32,10 @@ pub struct State {
     /// What the agents of every pass used, as far as their CLIs report it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// Ids of the assertions that passed at the end of some pass: one failing later is
+    /// a regression.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub passed_ever: std::collections::BTreeSet<String>,
 }
 
 /// Where a review is, as `state.json` records it.
@@ -63,6 +67,7 @@ pub enum Phase {
     Implement,
     Run,
     Fix,
+    FixReview,
     Report,
     /// The review has ended.
     Done,
@@ -90,6 +95,16 @@ pub struct PassRecord {
     /// Tools agents tried and were refused during the pass.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<Refusal>,
+    /// Assertions that passed in an earlier pass and still fail at the end of this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regressions: Vec<String>,
+    /// Fix-diff review rounds run in this pass.
+    #[serde(default)]
+    pub fix_review_rounds: u32,
+    /// Critical and high findings of the pass's last fix-diff review: they block Zero
+    /// findings.
+    #[serde(default)]
+    pub blocking_findings: usize,
 }
 
 /// An agent call in which the agent tried tools it was refused.

@@ -61,6 +61,16 @@ pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option
             inert(&refusal.tools.join(", "))
         ));
     }
+    if !pass.regressions.is_empty() {
+        let ids: Vec<String> = pass.regressions.iter().map(|id| inert(id).into_owned()).collect();
+        out.push_str(&format!("\n⚠️ Regressions (passed in an earlier pass, fail now): {}\n", ids.join(", ")));
+    }
+    if pass.fix_review_rounds > 0 {
+        out.push_str(&format!(
+            "\nFix-diff review: {} round(s), {} critical or high finding(s) left\n",
+            pass.fix_review_rounds, pass.blocking_findings
+        ));
+    }
     if let Some(usage) = &pass.usage {
         out.push_str(&format!("\nAgents this pass: {}\n", usage.line()));
     }
@@ -129,6 +139,9 @@ mod tests {
             snapshot: None,
             usage: None,
             refused: Vec::new(),
+            regressions: Vec::new(),
+            fix_review_rounds: 0,
+            blocking_findings: 0,
         }
     }
 

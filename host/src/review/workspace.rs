@@ -146,6 +146,16 @@ impl Workspace {
         append_event(&self.dir, &self.path, event)
     }
 
+    /// Appends `line` (and a newline) to `.reviewhost/NAME` in one write.
+    pub fn append(&self, name: &str, line: &str) -> Result<(), StateError> {
+        append_line(&self.dir, &self.path, name, line)
+    }
+
+    /// The root the workspace belongs to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Writes `reports/NAME`.
     pub fn report(&self, name: &str, text: &str) -> Result<PathBuf, StateError> {
         let path = self.path.join("reports").join(name);
@@ -162,6 +172,12 @@ impl Workspace {
     /// reviewhost's own state) as a commit under `refs/reviewhost/pass-N`. `None` outside
     /// a git repository or when git fails: the loop then treats every file as changed.
     pub fn snapshot(&self, pass: u32, exclude: &[&str]) -> Option<String> {
+        self.snapshot_ref(&format!("pass-{pass}"), exclude)
+    }
+
+    /// Snapshots the working tree as [`Workspace::snapshot`] does, as the commit of
+    /// `refs/reviewhost/NAME`.
+    pub fn snapshot_ref(&self, name: &str, exclude: &[&str]) -> Option<String> {
         let index = tempfile::tempdir().ok()?;
         let index = index.path().join("index");
         let git = |args: &[&str]| -> Option<String> {
@@ -186,12 +202,12 @@ impl Workspace {
         add.extend(excluded.iter().map(String::as_str));
         git(&add)?;
         let tree = git(&["write-tree"])?;
-        let message = format!("reviewhost: working tree at the start of pass {pass}");
+        let message = format!("reviewhost: working tree ({name})");
         let commit = match &head {
             Some(head) => git(&["commit-tree", &tree, "-p", head, "-m", &message])?,
             None => git(&["commit-tree", &tree, "-m", &message])?,
         };
-        git(&["update-ref", &format!("refs/reviewhost/pass-{pass}"), &commit])?;
+        git(&["update-ref", &format!("refs/reviewhost/{name}"), &commit])?;
         Some(commit)
     }
 
@@ -212,11 +228,17 @@ fn append_event(dir: &File, path: &Path, event: &Event<'_>) -> Result<(), StateE
     if let (Some(line), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(event)) {
         line.extend(fields);
     }
+    append_line(dir, path, "events.jsonl", &line.to_string())
+}
+
+/// Appends `line` and a newline to `name` in `dir` (`path`, for messages) with one
+/// write(2) and O_APPEND, so lines from several processes never mix.
+fn append_line(dir: &File, path: &Path, name: &str, line: &str) -> Result<(), StateError> {
     let mut text = line.to_string();
     text.push('\n');
-    open_in_place(dir, "events.jsonl", OFlags::APPEND)
+    open_in_place(dir, name, OFlags::APPEND)
         .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|source| StateError::Io { path: path.join("events.jsonl"), source })
+        .map_err(|source| StateError::Io { path: path.join(name), source })
 }
 
 /// The event log of a review in progress, for another process that adds to it:
