@@ -271,6 +271,59 @@ fn rules_are_read_from_the_start_of_the_round_and_only_where_their_paths_match()
     assert!(prompt.contains(r#"{"id":"QA-1","description":"errors are swallowed"}"#), "{prompt}");
 }
 
+/// correctless's own data: its real reviewer answers meet the embedded contract, its
+/// round artifacts (the object shape of correctless #216) are read as the findings a
+/// round fixed, and its path-scoped rules are chosen by the files a round changes.
+#[test]
+fn correctless_answers_rounds_and_rules_are_read_as_the_original_writes_them() {
+    use reviewhost::review::{contract, definitions, fix_review};
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/review-loops/correctless");
+    if !corpus.exists() {
+        eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", corpus.display());
+        return;
+    }
+    let definitions = definitions::load(&[]).unwrap();
+    let reviewer = definitions.iter().find(|d| d.name == "fix-diff-reviewer").unwrap();
+    let runner = runner(reviewhost::sandbox::Limits::default(), 2);
+    for (file, count) in [("vp002-response-r1.json", 11), ("vp002-response-r2.json", 5), ("vp002-response-r3.json", 3)]
+    {
+        let text = std::fs::read_to_string(corpus.join(file)).unwrap();
+        let judgement =
+            contract::judge(&runner, &reviewer.name, reviewer.contract.as_ref().unwrap(), None, &text).unwrap();
+        assert!(judgement.met(), "{file}: {:?}", judgement.violations);
+        assert_eq!(judgement.json.unwrap().as_array().unwrap().len(), count, "{file}");
+    }
+    for (file, count) in [
+        ("audit-qa-2026-04-09-round-1.json", 19),
+        ("audit-qa-2026-04-09-round-2.json", 6),
+        ("audit-qa-2026-04-09-round-3.json", 1),
+    ] {
+        let fixed = fix_review::read_fixed(&std::fs::read_to_string(corpus.join(file)).unwrap()).unwrap();
+        assert_eq!(fixed.len(), count, "{file}");
+        assert!(fixed.iter().all(|(id, d)| !id.is_empty() && !d.is_empty()), "{file}");
+    }
+
+    // The three rule formats: an inline list, a block list, no front matter (left out).
+    let repo = repo(json!({}));
+    for name in ["canonicalize-path.md", "hooks-pretooluse.md", "sfg-deliverable.md"] {
+        repo.write(
+            &format!(".claude/rules/{name}"),
+            &std::fs::read_to_string(corpus.join("rules-samples").join(name)).unwrap(),
+        );
+    }
+    git(&repo.root, &["add", "-A"]);
+    git(&repo.root, &["commit", "-qm", "rules"]);
+    let head = git(&repo.root, &["rev-parse", "HEAD"]);
+    let chosen = |files: &[&str]| -> Vec<String> {
+        let files: Vec<String> = files.iter().map(|f| f.to_string()).collect();
+        fix_review::rules(&repo.root, head.trim(), &files).unwrap().into_iter().map(|r| r.path).collect()
+    };
+    assert_eq!(chosen(&["scripts/lib.sh"]), [".claude/rules/canonicalize-path.md"]);
+    assert_eq!(chosen(&["hooks/workflow-gate.sh", "README.md"]), [".claude/rules/hooks-pretooluse.md"]);
+    assert!(chosen(&["hooks/sensitive-file-guard.sh"]).iter().all(|p| !p.ends_with("sfg-deliverable.md")));
+    assert!(chosen(&["docs/x.md"]).is_empty());
+}
+
 // ---- In `reviewhost review` ----
 
 fn analysis(assertions: Value) -> Value {

@@ -13,7 +13,10 @@ use crate::loop_args::LoopArgs;
 Each pass: analysts (read-only agents) review the repository and end their answers with an
 `## Assertions` JSON block; the assertions are checked, merged into the assertions file by
 id and run in the sandbox after an implementer agent works on the open findings; failures
-go to a fix-agent once, then the file is run again. The loop ends at Zero findings,
+go to a fix-agent once, regressions first, then the file is run again; the pass's diff is
+reviewed by the fix-diff reviewer, whose critical and high findings go back to the
+fix-agent (--fix-review-rounds). New assertions that already pass are dropped. The loop
+ends at Zero findings,
 Budget reached (--max-passes), Plateau or Divergence. Agents are programs named in a
 reviewhost.toml (see docs/review-loop.md); state, events and reports are in .reviewhost/.
 

@@ -169,8 +169,8 @@ pub struct RuleFile {
     pub body: String,
 }
 
-/// The rules in [`RULE_DIRS`] at `start` whose `paths:` globs (all files when absent)
-/// match one of `files`, with their bodies as they were at `start`.
+/// The rules in [`RULE_DIRS`] at `start` whose `paths:` globs match one of `files`,
+/// with their bodies as they were at `start`.
 pub fn rules(root: &Path, start: &str, files: &[String]) -> Result<Vec<RuleFile>, FixReviewError> {
     let mut args = vec!["ls-tree", "-r", "-z", "--name-only", start, "--"];
     args.extend(RULE_DIRS);
@@ -186,8 +186,10 @@ pub fn rules(root: &Path, start: &str, files: &[String]) -> Result<Vec<RuleFile>
             text.truncate(end);
         }
         let (globs, body) = front_matter_paths(&text);
+        // A rule without `paths:` is not scoped to a round's files and is left out, as
+        // the original does.
         let applies = match globs {
-            None => true,
+            None => false,
             Some(globs) => {
                 let mut set = GlobSetBuilder::new();
                 for g in globs.iter().filter_map(|g| Glob::new(g).ok()) {
@@ -498,7 +500,9 @@ pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundR
 
 /// Reads the findings a round fixed from `text`: a JSON array of `{id, description}`,
 /// or an object whose `findings` is one (both shapes writers use; reading only one
-/// dropped them silently in the original, correctless #216).
+/// dropped them silently in the original, correctless #216). A finding without a
+/// description is described by its `title` (correctless's round artifacts have only
+/// titles).
 pub fn read_fixed(text: &str) -> Result<Vec<(String, String)>, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let list = match &value {
@@ -511,9 +515,9 @@ pub fn read_fixed(text: &str) -> Result<Vec<(String, String)>, String> {
     };
     list.iter()
         .enumerate()
-        .map(|(i, f)| match (f["id"].as_str(), f["description"].as_str()) {
+        .map(|(i, f)| match (f["id"].as_str(), f["description"].as_str().or(f["title"].as_str())) {
             (Some(id), Some(d)) => Ok((id.to_string(), d.to_string())),
-            _ => Err(format!("finding {i}: needs string fields `id` and `description`")),
+            _ => Err(format!("finding {i}: needs string fields `id` and `description` (or `title`)")),
         })
         .collect()
 }
