@@ -232,7 +232,24 @@ fn every_help_example_runs() {
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
-    for subcommand in ["run", "lint", "new", "test", "schema", "validate", "completions", "review", "agents", "plan"] {
+    for subcommand in
+        ["run", "lint", "new", "test", "schema", "validate", "completions", "review", "agents", "plan", "fix-review"]
+    {
+        if subcommand == "fix-review" {
+            // A git repository on `main` holding what the examples before made, and a
+            // round's findings.
+            std::fs::write(here.join("round-2-findings.json"), r#"{"findings": [{"id": "QA-1", "description": "d"}]}"#)
+                .unwrap();
+            for args in [&["init", "-q", "-b", "main"][..], &["add", "-A"], &["commit", "-qm", "examples"]] {
+                let out = Command::new("git")
+                    .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                    .args(args)
+                    .current_dir(here)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+            }
+        }
         for example in examples(subcommand) {
             let out = Command::new("sh")
                 .arg("-c")
@@ -257,5 +274,5 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 18, "{ran} examples");
+    assert!(ran >= 20, "{ran} examples");
 }

@@ -63,7 +63,7 @@ pub fn fix_review(args: FixReviewArgs) -> anyhow::Result<Exit> {
     };
     let result = match fix_review::standalone(&ready.runner, &options) {
         Ok(result) => result,
-        Err(error @ ReviewError::Aborted { .. }) => {
+        Err(error @ ReviewError::RoundStopped(_)) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
             return Ok(Exit::CouldNotRun);
         }

@@ -26,6 +26,9 @@ pub enum ReviewError {
     NothingToResume { dir: PathBuf },
     #[error("pass {pass} aborted: {cause} (state kept; continue with `reviewhost review --resume`)")]
     Aborted { pass: u32, cause: AbortCause },
+    /// `reviewhost fix-review` could not review its round.
+    #[error("the fix-diff review stopped: {0}")]
+    RoundStopped(AbortCause),
     /// `reviewhost plan` stopped in a phase without an end state.
     #[error("plan stopped in phase {index} ({phase}): {cause}")]
     PlanStopped { index: u32, phase: super::plan::PlanPhase, cause: AbortCause },

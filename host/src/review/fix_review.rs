@@ -464,7 +464,7 @@ pub struct StandaloneOptions {
 pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundResult, super::ReviewError> {
     use super::definitions::Role;
     let workspace = Workspace::open(&options.root)?;
-    let stop = |cause: AbortCause| super::ReviewError::Aborted { pass: 0, cause };
+    let stop = super::ReviewError::RoundStopped;
     let start = resolve(&options.root, &options.since).map_err(|e| stop(e.into()))?;
     let reviewer = options
         .definitions
