@@ -15,6 +15,7 @@ mod mcp;
 mod new;
 mod output;
 mod plan;
+mod plan_review;
 mod progress;
 mod review;
 mod run;
@@ -57,6 +58,8 @@ enum Command {
     Review(review::ReviewArgs),
     /// Review the diff of one fix round for regressions (findings as JSON, located in the diff).
     FixReview(fix_review::FixReviewArgs),
+    /// Review plans before execution: a pre-check, a reviewer, an architect, a hard stop.
+    PlanReview(plan_review::PlanReviewArgs),
     /// Write an implementation plan through phases, each answer held to its output contract.
     Plan(plan::PlanArgs),
     /// List the agent definitions the review loop uses, and where each comes from.
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::validate(args),
         Command::Review(args) => review::review(args),
         Command::Plan(args) => plan::plan(args),
+        Command::PlanReview(args) => plan_review::plan_review(args),
         Command::FixReview(args) => fix_review::fix_review(args),
         Command::Agents(args) => agents::agents(&args),
         Command::Init(args) => init::init(&args),

@@ -90,10 +90,21 @@ pub struct Config {
     pub agent: AgentSettings,
     #[serde(default)]
     pub agents: BTreeMap<String, AgentSettings>,
+    /// `[plan_review]`: `reviewhost plan-review`'s settings.
+    #[serde(default)]
+    pub plan_review: PlanReviewSettings,
     /// The `reviewhost` program, whose `mcp` subcommand a preset offers read-only agents
     /// (set by the command line, never by a file).
     #[serde(skip)]
     pub sandbox_program: Option<PathBuf>,
+}
+
+/// `[plan_review]` in `reviewhost.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanReviewSettings {
+    /// Reviews a plan may get, the first one included (seed 002's `review_max_cycles`).
+    pub max_cycles: Option<u32>,
 }
 
 /// What an agent is run with, after the per-agent overrides.

@@ -86,6 +86,12 @@ pub struct Violation {
     pub rule: String,
     /// What the agent is told.
     pub message: String,
+    /// The rule's `severity`, when it has one (a plan pre-check's findings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<String>,
+    /// The rule's `suggestion`, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
 }
 
 impl std::fmt::Display for Violation {
@@ -136,6 +142,18 @@ pub fn judge(
     components: Option<&Path>,
     answer: &str,
 ) -> Result<Judgement, ContractError> {
+    judge_with(runner, agent, spec, components, answer, &[])
+}
+
+/// [`judge`], with `extra` files (name, text) beside the answer in the scratch root.
+pub fn judge_with(
+    runner: &Runner,
+    agent: &str,
+    spec: &ContractSpec,
+    components: Option<&Path>,
+    answer: &str,
+    extra: &[(&str, &str)],
+) -> Result<Judgement, ContractError> {
     let invalid = |reason: String| ContractError::Invalid { agent: agent.to_string(), reason };
     let mut judgement = Judgement::default();
     if let Some(schema) = &spec.schema {
@@ -146,14 +164,16 @@ pub fn judge(
                 message: format!(
                     "the answer must be JSON and nothing else (one ```json block at most), but it does not parse: {e}"
                 ),
+                severity: None,
+                suggestion: None,
             }),
             Ok(value) => {
-                judgement.violations.extend(
-                    validator.iter_errors(&value).map(|e| Violation {
-                        rule: format!("schema at '{}'", e.instance_path()),
-                        message: e.to_string(),
-                    }),
-                );
+                judgement.violations.extend(validator.iter_errors(&value).map(|e| Violation {
+                    rule: format!("schema at '{}'", e.instance_path()),
+                    message: e.to_string(),
+                    severity: None,
+                    suggestion: None,
+                }));
                 judgement.json = Some(value);
             }
         }
@@ -174,6 +194,9 @@ pub fn judge(
         let pretty = serde_json::to_string_pretty(value).expect("a JSON value serializes");
         std::fs::write(dir.path().join(ANSWER_JSON), pretty).map_err(scratch)?;
     }
+    for (name, text) in extra {
+        std::fs::write(dir.path().join(name), text).map_err(scratch)?;
+    }
     let root = RootDir::new(dir.path()).map_err(scratch)?;
     for (rule, outcome) in runner.check_all(&rules, &root, components.unwrap_or(dir.path())) {
         match outcome.status {
@@ -184,7 +207,13 @@ pub fn judge(
                     true => rule.description.clone(),
                     false => format!("{} ({detail})", rule.description),
                 };
-                judgement.violations.push(Violation { rule: rule.id.clone(), message });
+                let field = |k: &str| rule.object.get(k).and_then(Value::as_str).map(String::from);
+                judgement.violations.push(Violation {
+                    rule: rule.id.clone(),
+                    message,
+                    severity: field("severity"),
+                    suggestion: field("suggestion"),
+                });
             }
             _ => {
                 return Err(ContractError::Rule {
@@ -200,7 +229,7 @@ pub fn judge(
 
 /// The JSON in an answer: the whole answer, or the inside of one fenced block that is
 /// the whole answer (models often fence JSON; prose around it is still refused).
-fn json_text(answer: &str) -> &str {
+pub(crate) fn json_text(answer: &str) -> &str {
     let trimmed = answer.trim();
     let Some(rest) = trimmed.strip_prefix("```") else { return trimmed };
     let Some(body) = rest.strip_suffix("```") else { return trimmed };

@@ -521,8 +521,8 @@ impl<'a> Convergence<'a> {
         let definitions: &'a [Definition] = self.agents.definitions;
         let reviewer = definitions
             .iter()
-            .find(|d| d.role == Role::Reviewer)
-            .ok_or(AbortCause::NoAgent(Role::Reviewer))
+            .find(|d| d.role == Role::FixReviewer)
+            .ok_or(AbortCause::NoAgent(Role::FixReviewer))
             .map_err(abort(n))?;
         let mut blocking = 0;
         for round in 1..=rounds {

@@ -24,6 +24,8 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("plan-critique", include_str!("../../../agents/plan-critique.md")),
     ("plan-revise", include_str!("../../../agents/plan-revise.md")),
     ("fix-diff-reviewer", include_str!("../../../agents/fix-diff-reviewer.md")),
+    ("plan-reviewer", include_str!("../../../agents/plan-reviewer.md")),
+    ("plan-architect", include_str!("../../../agents/plan-architect.md")),
 ];
 
 /// Where a project's overrides live, relative to the root.
@@ -42,7 +44,11 @@ pub enum Role {
     /// Read-only: one phase of `reviewhost plan` (seed 003).
     Planner,
     /// Read-only: reviews a fix round's diff (seed 001).
-    Reviewer,
+    FixReviewer,
+    /// Read-only: reviews a plan before it is executed (seed 002).
+    PlanReviewer,
+    /// Write-capable: revises a plan a review rejected (seed 002).
+    Architect,
 }
 
 impl Role {
@@ -52,7 +58,9 @@ impl Role {
             Role::Implementer => "implementer",
             Role::FixAgent => "fix-agent",
             Role::Planner => "planner",
-            Role::Reviewer => "reviewer",
+            Role::FixReviewer => "fix-reviewer",
+            Role::PlanReviewer => "plan-reviewer",
+            Role::Architect => "architect",
         }
     }
 }
@@ -221,7 +229,7 @@ mod tests {
     #[test]
     fn the_embedded_definitions_parse_and_cover_every_role() {
         let all = load(&[(Path::new("/nonexistent"), Source::User)]).unwrap();
-        assert_eq!(all.len(), 12);
+        assert_eq!(all.len(), 14);
         assert_eq!(all.iter().filter(|d| d.role == Role::Planner && d.contract.is_some()).count(), 6);
         assert_eq!(all.iter().filter(|d| d.role == Role::Analyst).count(), 3);
         assert!(all.iter().all(|d| !d.body.is_empty() && d.source == Source::Embedded));

@@ -26,6 +26,12 @@ pub enum ReviewError {
     NothingToResume { dir: PathBuf },
     #[error("pass {pass} aborted: {cause} (state kept; continue with `reviewhost review --resume`)")]
     Aborted { pass: u32, cause: AbortCause },
+    /// `reviewhost plan-review` stopped in a plan's cycle without a verdict.
+    #[error("the review of {plan} stopped in cycle {cycle}: {cause} (continue with `reviewhost plan-review --resume`)")]
+    CycleStopped { plan: Box<str>, cycle: u32, cause: AbortCause },
+    /// `reviewhost plan-review` cannot review a plan.
+    #[error(transparent)]
+    PlanReview(Box<super::plan_review::PlanReviewError>),
     /// `reviewhost fix-review` could not review its round.
     #[error("the fix-diff review stopped: {0}")]
     RoundStopped(AbortCause),

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::contract::Violation;
 use super::plan::{PlanEnd, PlanPhase};
+use super::plan_review::Verdict;
 use super::reply::Usage;
 use super::state::{EndState, Phase};
 
@@ -135,6 +136,44 @@ pub enum Event<'a> {
     Regressions {
         pass: u32,
         ids: &'a [String],
+    },
+    /// `reviewhost plan-review`: a plan's loop starts (seed 002's event and fields).
+    ReviewLoopStart {
+        plan: &'a str,
+        max_cycles: u32,
+        correlation_id: &'a str,
+    },
+    /// A cycle's computed verdict.
+    ReviewLoopCycle {
+        plan: &'a str,
+        cycle: u32,
+        verdict: Verdict,
+        high_count: usize,
+        finding_count: usize,
+        correlation_id: &'a str,
+    },
+    /// A plan's loop ended: passed (approve or conditional) or HARD STOP (reject).
+    ReviewLoopEnd {
+        plan: &'a str,
+        cycles_used: u32,
+        final_verdict: Verdict,
+        correlation_id: &'a str,
+    },
+    /// A reviewer's answer could not be used (asked again once, then the review fails).
+    ReviewParseFailure {
+        plan: &'a str,
+        cycle: u32,
+        attempt: u32,
+        reason: &'a str,
+        correlation_id: &'a str,
+    },
+    /// The reviewer's own verdict differs from the one its findings make.
+    ReviewVerdictDisagreement {
+        plan: &'a str,
+        cycle: u32,
+        agent_verdict: Verdict,
+        computed: Verdict,
+        correlation_id: &'a str,
     },
     /// `reviewhost plan` started.
     PlanStart {

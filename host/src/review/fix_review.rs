@@ -469,8 +469,8 @@ pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundR
     let reviewer = options
         .definitions
         .iter()
-        .find(|d| d.role == Role::Reviewer)
-        .ok_or(AbortCause::NoAgent(Role::Reviewer))
+        .find(|d| d.role == Role::FixReviewer)
+        .ok_or(AbortCause::NoAgent(Role::FixReviewer))
         .map_err(stop)?;
     let agents = Agents {
         config: &options.config,

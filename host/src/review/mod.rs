@@ -22,6 +22,8 @@
 //!   reports in `summary`;
 //! - [`fix_review`]: seed 001's fix-diff review of one round (`reviewhost fix-review`,
 //!   and a stage of `reviewhost review`);
+//! - [`plan_review`]: seed 002's review gate (`reviewhost plan-review`), a reviewer and
+//!   an architect in cycles with a hard stop;
 //! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
 //!   to its contract.
 
@@ -37,6 +39,7 @@ pub mod gate;
 pub mod gitdir;
 pub mod init;
 pub mod plan;
+pub mod plan_review;
 pub mod preset;
 pub mod prompt;
 pub mod reply;
