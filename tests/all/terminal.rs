@@ -213,7 +213,14 @@ fn every_help_example_runs() {
                         "plan-alternatives": [say("1. a, pros\n2. b, cons\nI recommend a.")],
                         "plan-draft": [say(plan)],
                         "plan-critique": [say(&critique.join("\n"))],
-                        "plan-revise": [say(plan), say(&format!("{plan}<promise>PLAN_OK</promise>"))]});
+                        "plan-revise": [say(plan), say(&format!("{plan}<promise>PLAN_OK</promise>"))],
+                        "plan-reviewer": [say(r#"{"verdict": "approve", "findings": []}"#)]});
+    // And plans for `reviewhost plan-review`.
+    let good =
+        "---\nphase: \"01\"\nplan: \"01\"\ntitle: \"t\"\nwave: 1\ndepends_on: []\nmust_haves: [\"x\"]\n---\n# Plan\n";
+    std::fs::create_dir_all(here.join("plans")).unwrap();
+    std::fs::write(here.join("plans/01-01-PLAN.md"), good).unwrap();
+    std::fs::write(here.join("plans/01-02-PLAN.md"), good).unwrap();
     copy_tree(&repo.join("examples/basic"), &here.join("service"));
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
@@ -232,9 +239,20 @@ fn every_help_example_runs() {
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
-    for subcommand in
-        ["run", "lint", "new", "test", "schema", "validate", "completions", "review", "agents", "plan", "fix-review"]
-    {
+    for subcommand in [
+        "run",
+        "lint",
+        "new",
+        "test",
+        "schema",
+        "validate",
+        "completions",
+        "review",
+        "agents",
+        "plan",
+        "fix-review",
+        "plan-review",
+    ] {
         if subcommand == "fix-review" {
             // A git repository on `main` holding what the examples before made, and a
             // round's findings.
@@ -274,5 +292,5 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 20, "{ran} examples");
+    assert!(ran >= 23, "{ran} examples");
 }
