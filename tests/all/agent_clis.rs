@@ -67,6 +67,9 @@ const MATCH: &[(&str, &str)] = &[
     ("plan-critique", "# Planner, phase: critique"),
     ("plan-revise", "# Planner, phase: revise"),
     ("fix-diff-reviewer", "# Fix-diff reviewer"),
+    ("plan-author", "# Plan author"),
+    ("plan-critic", "# Plan critic"),
+    ("plan-overviewer", "# Plan overviewer"),
 ];
 
 /// A repository to review, the fake model playing `turns` (agent name → turns), and a
@@ -678,4 +681,87 @@ fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
     assert_eq!(checks.iter().map(|e| e["met"].as_bool().unwrap()).collect::<Vec<_>>(), [false, true]);
     let saved = std::fs::read_to_string(setup.root.join(".reviewhost/plan.md")).unwrap();
     assert!(saved.contains("end_state: completed") && saved.ends_with(PLAN), "{saved}");
+}
+
+/// `reviewhost plan-gate` through the real Claude Code CLI on tugplug's 51 KB plan,
+/// which passed conformance and its critic yet held 3 HIGH problems a fresh reader saw:
+/// the scripted overviewer reports them (citing code that exists), the author revises
+/// the plan with the CLI's own Write tool, and a fresh overviewer approves.
+#[test]
+fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/review-loops/tugplug/tugplan-checklist-reconciliation.rev4.md");
+    let Ok(plan) = std::fs::read_to_string(&source) else {
+        eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", source.display());
+        return;
+    };
+    let code: String = (1..=80).map(|n| format!("// line {n}\n")).collect();
+    let files = [
+        ("plans/plan.md", plan.as_str()),
+        ("tugcode/crates/tugtool-core/src/commit.rs", code.as_str()),
+        ("tugcode/crates/tugcode/src/commands/state.rs", code.as_str()),
+        ("tugplug/skills/implement/SKILL.md", code.as_str()),
+    ];
+    let revised = format!(
+        "{plan}\n### Review Resolutions {{#review-resolutions}}\n\nStep 0 passes complete_remaining=true; recovery keys \
+         on state_failure_reason; escalations no longer advise `state reconcile`.\n"
+    );
+    let finding = |id: &str, title: &str, file: &str, lines: [u64; 2]| {
+        json!({"id": id, "severity": "HIGH", "title": title, "description": title,
+               "code_evidence": {"file": file, "line_start": lines[0], "line_end": lines[1], "claim": title},
+               "suggestion": "resolve it"})
+    };
+    let revise = json!({
+        "findings": [
+            finding("OF1", "Step-0 task list contradicts itself on complete_remaining", "tugcode/crates/tugtool-core/src/commit.rs", [1, 35]),
+            finding("OF2", "Recovery classification keys on freeform warning text", "tugcode/crates/tugtool-core/src/commit.rs", [40, 60]),
+            finding("OF3", "state reconcile advice erases deferred items", "tugcode/crates/tugcode/src/commands/state.rs", [10, 30]),
+        ],
+        "clarifying_questions": [],
+        "assessment": "Three holes a coder would hit. The rest is sound.",
+        "recommendation": "REVISE",
+    });
+    let approve =
+        json!({"findings": [], "clarifying_questions": [], "assessment": "Ready.", "recommendation": "APPROVE"});
+    let ratings = json!({"internal_consistency": "PASS", "technical_soundness": "PASS", "implementability": "PASS",
+                         "completeness": "PASS", "risk_feasibility": "PASS"});
+    let critic = json!({"findings": [], "assessment": {"quality": "Good."}, "clarifying_questions": [],
+                        "area_ratings": ratings, "recommendation": "APPROVE"});
+    let Some(setup) = Setup::new(Cli::Claude, &files, |root| {
+        let path = root.join("plans/plan.md").display().to_string();
+        json!({
+            "again-plan-overviewer": {"match": "# Plan overviewer", "prompt": "overviewer round 2",
+                                      "turns": [{"text": approve.to_string()}]},
+            "plan-overviewer": [{"text": revise.to_string()}],
+            "plan-critic": [{"text": critic.to_string()}],
+            // Claude Code writes a file only after reading it.
+            "plan-author": [
+                {"tools": [{"name": "Read", "input": {"file_path": path}}]},
+                {"tools": [{"name": "Write", "input": {"file_path": path, "content": revised}}]},
+                {"text": "Revised: OF1, OF2 and OF3 resolved."}
+            ],
+        })
+    }) else {
+        return;
+    };
+    let out = setup.reviewhost().args(["plan-gate", "plans/plan.md", "--root"]).arg(&setup.root).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("Recommendation: REVISE\n  Findings: 3 (3 HIGH)"), "{text}");
+    let now = std::fs::read_to_string(setup.root.join("plans/plan.md")).unwrap();
+    let tail = &now[now.len().saturating_sub(200)..];
+    assert!(now.trim_end().ends_with("no longer advise `state reconcile`."), "the author revised it: {tail:?}");
+    assert!(now.starts_with("## Phase 1.0: Robust Checklist Reconciliation"), "the author revised it");
+    // The overviewer: read-only tools and the sandbox's, only the plan path, fresh each round.
+    let first = &setup.requests_of("plan-overviewer")[0];
+    assert_eq!(Setup::offered(first), ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"]);
+    assert_eq!(setup.requests_of("again-plan-overviewer").len(), 1);
+    assert_eq!(Setup::offered(&setup.requests_of("plan-author")[0]), ["Edit", "Glob", "Grep", "Read", "Write"]);
+    let author_asked = setup.requests_of("plan-author")[0]["body"]["messages"].to_string();
+    assert!(author_asked.contains("untrusted-overviewer-feedback") && author_asked.contains("OF3"), "{author_asked}");
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(setup.root.join(".reviewhost/plan-gate-state.json")).unwrap())
+            .unwrap();
+    assert_eq!((state["status"].as_str(), state["overviewer_round"].as_u64()), (Some("approved"), Some(2)));
+    assert_eq!(state["approved_sha256"].as_str().unwrap(), crate::support::sha256(&setup.root.join("plans/plan.md")));
 }

@@ -26,6 +26,7 @@ mod isolation;
 mod limits;
 mod mcp;
 mod plan;
+mod plan_gate;
 mod plan_review;
 mod repo_trust;
 mod reports;

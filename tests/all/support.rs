@@ -96,3 +96,62 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A plan in the tugplan format (seed 004) that the plan validator accepts.
+pub const TUGPLAN: &str = "## Phase 1.0: Rate limits {#phase-1}
+
+**Purpose:** Limit login attempts.
+
+---
+
+### Plan Metadata {#plan-metadata}
+
+| Field | Value |
+|------|-------|
+| Owner | Team |
+| Status | draft |
+| Target branch | main |
+| Tracking issue/PR | TBD |
+| Last updated | 2026-11-24 |
+
+---
+
+### Phase Overview {#phase-overview}
+
+Logins can be brute-forced today.
+
+---
+
+### Design Decisions {#design-decisions}
+
+#### [D01] A limiter in the handler (DECIDED) {#d01-limiter}
+
+**Decision:** Count failures per account.
+
+**Rationale:** No new service.
+
+---
+
+### 1.0.5 Execution Steps {#execution-steps}
+
+#### Step 1: Add the limiter {#step-1}
+
+**Commit:** `feat: limit logins`
+
+**References:** [D01] A limiter in the handler
+
+**Tasks:**
+- [ ] Count failures in src/auth.rs
+
+**Tests:**
+- [ ] Six failures lock the account
+
+**Checkpoint:**
+- [ ] cargo test passes
+
+---
+
+### Deliverables {#deliverables}
+
+- The limiter
+";

@@ -214,7 +214,13 @@ fn every_help_example_runs() {
                         "plan-draft": [say(plan)],
                         "plan-critique": [say(&critique.join("\n"))],
                         "plan-revise": [say(plan), say(&format!("{plan}<promise>PLAN_OK</promise>"))],
-                        "plan-reviewer": [say(r#"{"verdict": "approve", "findings": []}"#)]});
+                        "plan-reviewer": [say(r#"{"verdict": "approve", "findings": []}"#)],
+                        "plan-author": [{"response": "written", "edits": {"plans/plan.md": TUGPLAN}}],
+                        "plan-critic": [say(&json!({"findings": [], "assessment": {}, "clarifying_questions": [],
+                            "area_ratings": {"internal_consistency": "PASS", "technical_soundness": "PASS",
+                                             "implementability": "PASS", "completeness": "PASS", "risk_feasibility": "PASS"},
+                            "recommendation": "APPROVE"}).to_string())],
+                        "plan-overviewer": [say(r#"{"findings": [], "clarifying_questions": [], "assessment": "Ready.", "recommendation": "APPROVE"}"#)]});
     // And plans for `reviewhost plan-review`.
     let good =
         "---\nphase: \"01\"\nplan: \"01\"\ntitle: \"t\"\nwave: 1\ndepends_on: []\nmust_haves: [\"x\"]\n---\n# Plan\n";
@@ -292,5 +298,5 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 23, "{ran} examples");
+    assert!(ran >= 25, "{ran} examples");
 }

@@ -15,6 +15,7 @@ mod mcp;
 mod new;
 mod output;
 mod plan;
+mod plan_gate;
 mod plan_review;
 mod progress;
 mod review;
@@ -60,6 +61,8 @@ enum Command {
     FixReview(fix_review::FixReviewArgs),
     /// Review plans before execution: a pre-check, a reviewer, an architect, a hard stop.
     PlanReview(plan_review::PlanReviewArgs),
+    /// Gate a plan: conformance and critic, then a fresh overviewer; a person decides on escalation.
+    PlanGate(plan_gate::PlanGateArgs),
     /// Write an implementation plan through phases, each answer held to its output contract.
     Plan(plan::PlanArgs),
     /// List the agent definitions the review loop uses, and where each comes from.
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::validate(args),
         Command::Review(args) => review::review(args),
         Command::Plan(args) => plan::plan(args),
+        Command::PlanGate(args) => plan_gate::plan_gate(args),
         Command::PlanReview(args) => plan_review::plan_review(args),
         Command::FixReview(args) => fix_review::fix_review(args),
         Command::Agents(args) => agents::agents(&args),

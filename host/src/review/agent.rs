@@ -93,6 +93,9 @@ pub struct Config {
     /// `[plan_review]`: `reviewhost plan-review`'s settings.
     #[serde(default)]
     pub plan_review: PlanReviewSettings,
+    /// `[plan_gate]`: `reviewhost plan-gate`'s settings.
+    #[serde(default)]
+    pub plan_gate: PlanGateSettings,
     /// The `reviewhost` program, whose `mcp` subcommand a preset offers read-only agents
     /// (set by the command line, never by a file).
     #[serde(skip)]
@@ -105,6 +108,15 @@ pub struct Config {
 pub struct PlanReviewSettings {
     /// Reviews a plan may get, the first one included (seed 002's `review_max_cycles`).
     pub max_cycles: Option<u32>,
+}
+
+/// `[plan_gate]` in `reviewhost.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanGateSettings {
+    /// `block` (seed 004's S03, the default: open clarifying questions keep the
+    /// overviewer at REVISE) or `inform` (as tugplug later shipped: they are context).
+    pub questions: Option<String>,
 }
 
 /// What an agent is run with, after the per-agent overrides.

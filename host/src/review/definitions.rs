@@ -26,6 +26,9 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("fix-diff-reviewer", include_str!("../../../agents/fix-diff-reviewer.md")),
     ("plan-reviewer", include_str!("../../../agents/plan-reviewer.md")),
     ("plan-architect", include_str!("../../../agents/plan-architect.md")),
+    ("plan-author", include_str!("../../../agents/plan-author.md")),
+    ("plan-critic", include_str!("../../../agents/plan-critic.md")),
+    ("plan-overviewer", include_str!("../../../agents/plan-overviewer.md")),
 ];
 
 /// Where a project's overrides live, relative to the root.
@@ -49,6 +52,12 @@ pub enum Role {
     PlanReviewer,
     /// Write-capable: revises a plan a review rejected (seed 002).
     Architect,
+    /// Write-capable: writes or revises the plan of the plan gate (seed 004).
+    Author,
+    /// Read-only: critiques the plan of the plan gate.
+    Critic,
+    /// Read-only: reads the plan of the plan gate with fresh eyes.
+    Overviewer,
 }
 
 impl Role {
@@ -61,6 +70,9 @@ impl Role {
             Role::FixReviewer => "fix-reviewer",
             Role::PlanReviewer => "plan-reviewer",
             Role::Architect => "architect",
+            Role::Author => "author",
+            Role::Critic => "critic",
+            Role::Overviewer => "overviewer",
         }
     }
 }
@@ -229,7 +241,7 @@ mod tests {
     #[test]
     fn the_embedded_definitions_parse_and_cover_every_role() {
         let all = load(&[(Path::new("/nonexistent"), Source::User)]).unwrap();
-        assert_eq!(all.len(), 14);
+        assert_eq!(all.len(), 17);
         assert_eq!(all.iter().filter(|d| d.role == Role::Planner && d.contract.is_some()).count(), 6);
         assert_eq!(all.iter().filter(|d| d.role == Role::Analyst).count(), 3);
         assert!(all.iter().all(|d| !d.body.is_empty() && d.source == Source::Embedded));

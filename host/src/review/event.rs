@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::contract::Violation;
 use super::plan::{PlanEnd, PlanPhase};
+use super::plan_gate::{Decision, Escalation, GateStatus, Recommendation};
 use super::plan_review::Verdict;
 use super::reply::Usage;
 use super::state::{EndState, Phase};
@@ -174,6 +175,46 @@ pub enum Event<'a> {
         agent_verdict: Verdict,
         computed: Verdict,
         correlation_id: &'a str,
+    },
+    /// `reviewhost plan-gate` started (or resumed).
+    GateStart {
+        plan: &'a str,
+        idea: bool,
+        resume: bool,
+    },
+    /// Conformance and critic judged the plan (recommendations computed here).
+    GateRound {
+        plan: &'a str,
+        revision: u32,
+        conformance: Recommendation,
+        critic: Recommendation,
+    },
+    /// An agent's own recommendation differed from the one computed from its findings.
+    GateRecommendationOverruled {
+        plan: &'a str,
+        agent: &'a str,
+        said: Recommendation,
+        computed: Recommendation,
+    },
+    /// An overviewer citation that did not check out after it was asked again.
+    EvidenceUnverified {
+        plan: &'a str,
+        finding: &'a str,
+        reason: &'a str,
+    },
+    /// A person was asked to decide: the decision, or null while it waits.
+    GateEscalation {
+        plan: &'a str,
+        escalation: Escalation,
+        decision: Option<Decision>,
+    },
+    /// The gate ended (or stopped for a decision).
+    GateEnd {
+        plan: &'a str,
+        status: GateStatus,
+        revisions: u32,
+        overviewer_rounds: u32,
+        sha256: Option<&'a str>,
     },
     /// `reviewhost plan` started.
     PlanStart {

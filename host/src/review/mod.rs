@@ -24,6 +24,9 @@
 //!   and a stage of `reviewhost review`);
 //! - [`plan_review`]: seed 002's review gate (`reviewhost plan-review`), a reviewer and
 //!   an architect in cycles with a hard stop;
+//! - [`plan_gate`]: seed 004's plan gate (`reviewhost plan-gate`): conformance
+//!   ([`plan_validator`]) and a critic, then a fresh overviewer, a person deciding
+//!   escalations;
 //! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
 //!   to its contract.
 
@@ -39,7 +42,9 @@ pub mod gate;
 pub mod gitdir;
 pub mod init;
 pub mod plan;
+pub mod plan_gate;
 pub mod plan_review;
+pub mod plan_validator;
 pub mod preset;
 pub mod prompt;
 pub mod reply;

@@ -156,8 +156,10 @@ fn sandbox_args(root: &Path, agent: &str) -> Vec<String> {
 /// Whether agents of `role` change the repository.
 pub fn writes(role: Role) -> bool {
     match role {
-        Role::Analyst | Role::Planner | Role::FixReviewer | Role::PlanReviewer => false,
-        Role::Implementer | Role::FixAgent | Role::Architect => true,
+        Role::Analyst | Role::Planner | Role::FixReviewer | Role::PlanReviewer | Role::Critic | Role::Overviewer => {
+            false
+        }
+        Role::Implementer | Role::FixAgent | Role::Architect | Role::Author => true,
     }
 }
 
@@ -165,8 +167,8 @@ pub fn writes(role: Role) -> bool {
 /// implementer works through every finding.
 pub fn default_max_turns(role: Role) -> u32 {
     match role {
-        Role::Analyst | Role::Planner | Role::FixReviewer | Role::PlanReviewer => 40,
-        Role::Architect => 40,
+        Role::Analyst | Role::Planner | Role::FixReviewer | Role::PlanReviewer | Role::Critic | Role::Overviewer => 40,
+        Role::Architect | Role::Author => 60,
         Role::Implementer => 80,
         Role::FixAgent => 40,
     }

@@ -1,0 +1,366 @@
+//! `reviewhost plan-gate` (seed 004), every branch with scripted agents
+//! (`tests/agents/scripted_agent.py`): conformance is the deterministic validator, the
+//! critic, the overviewer and the author are scripted; each run's exit status,
+//! messages, state and events are checked.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+const PLAN: &str = TUGPLAN;
+
+struct Repo {
+    dir: tempfile::TempDir,
+    root: PathBuf,
+    script: PathBuf,
+}
+
+fn repo(script: Value, plan: Option<&str>) -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join("plans")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let source: String = (1..=40).map(|n| format!("// line {n}\n")).collect();
+    std::fs::write(root.join("src/auth.rs"), source).unwrap();
+    if let Some(plan) = plan {
+        std::fs::write(root.join("plans/plan.md"), plan).unwrap();
+    }
+    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
+    let script_path = dir.path().join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("reviewhost.toml"),
+        format!(
+            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\ntimeout = \"20s\"\n",
+            agent.display().to_string(),
+            script_path.display().to_string()
+        ),
+    )
+    .unwrap();
+    Repo { dir, root, script: script_path }
+}
+
+impl Repo {
+    fn gate(&self, args: &[&str]) -> Output {
+        reviewhost()
+            .env("REVIEWHOST_CONFIG_DIR", self.dir.path().join("user-config"))
+            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
+            .args(["plan-gate", "plans/plan.md", "--root"])
+            .arg(&self.root)
+            .arg("--config")
+            .arg(self.dir.path().join("reviewhost.toml"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    fn calls(&self, agent: &str) -> usize {
+        std::fs::read_to_string(format!("{}.calls/{agent}.count", self.script.display()))
+            .map_or(0, |n| n.trim().parse().unwrap())
+    }
+
+    fn prompt(&self, agent: &str, n: usize) -> String {
+        std::fs::read_to_string(format!("{}.calls/{agent}-{n}.prompt", self.script.display())).unwrap()
+    }
+
+    fn events(&self, name: &str) -> Vec<Value> {
+        std::fs::read_to_string(self.root.join(".reviewhost/events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
+
+    fn state(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.root.join(".reviewhost/plan-gate-state.json")).unwrap())
+            .unwrap()
+    }
+}
+
+fn critic(findings: Value, recommendation: &str) -> Value {
+    let ratings = json!({"internal_consistency": "PASS", "technical_soundness": "PASS", "implementability": "PASS",
+                         "completeness": "PASS", "risk_feasibility": "PASS"});
+    let answer = json!({"findings": findings, "assessment": {"quality": "Sound. Details follow."},
+                        "clarifying_questions": [], "area_ratings": ratings, "recommendation": recommendation});
+    json!({"response": answer.to_string()})
+}
+
+fn critic_high(id: &str) -> Value {
+    json!({"id": id, "severity": "HIGH", "area": "technical_soundness", "title": "no reset",
+           "description": "a locked account stays locked", "references": ["[D01]"], "suggestion": "reset after a minute"})
+}
+
+fn overviewer(findings: Value, questions: Value, recommendation: &str) -> Value {
+    let answer = json!({"findings": findings, "clarifying_questions": questions,
+                        "assessment": "The plan is close. One hole remains.", "recommendation": recommendation});
+    json!({"response": answer.to_string()})
+}
+
+fn of(id: &str, severity: &str, file: &str, lines: [u64; 2]) -> Value {
+    json!({"id": id, "severity": severity, "title": "the counter is not persisted", "description": "a restart resets it",
+           "code_evidence": {"file": file, "line_start": lines[0], "line_end": lines[1], "claim": "in memory only"},
+           "suggestion": "persist it"})
+}
+
+fn author(plan: &str) -> Value {
+    json!({"response": "Revised.", "edits": {"plans/plan.md": plan}})
+}
+
+fn revised() -> String {
+    PLAN.replace("Count failures per account.", "Count failures per account, reset after a minute.")
+}
+
+#[test]
+fn a_plan_approved_the_first_time() {
+    let repo = repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [overviewer(json!([]), json!([]), "APPROVE")]}),
+        Some(PLAN),
+    );
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("**Plan** — Revising existing plan at plans/plan.md"), "{text}");
+    assert!(
+        text.contains("**reviewhost:conformance**(Complete)\n  Recommendation: APPROVE\n  Errors: 0 | Warnings: 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("**reviewhost:plan-overviewer**(Complete)\n  Recommendation: APPROVE\n  Findings: 0\n  Clarifying questions: 0\n  Assessment: The plan is close."),
+        "{text}"
+    );
+    assert!(
+        text.contains("**Plan**(Complete)\n  Plan: plans/plan.md\n  Steps: 1 | Decisions: 1\n  Revisions: 0"),
+        "{text}"
+    );
+    assert_eq!(repo.calls("plan-author"), 0, "an existing plan is reviewed as it is");
+    // The overviewer got the plan's path and nothing else.
+    let asked = repo.prompt("plan-overviewer", 1);
+    assert!(asked.starts_with("{\"plan_path\": \"plans/plan.md\"}"), "{asked}");
+    assert!(!asked.contains("untrusted-"), "no history, no feedback: {asked}");
+    let state = repo.state();
+    assert_eq!(state["status"], "approved");
+    assert_eq!(state["approved_sha256"].as_str().unwrap(), sha256(&repo.root.join("plans/plan.md")));
+    let end = &repo.events("gate_end")[0];
+    assert_eq!((end["status"].as_str(), end["revisions"].as_u64()), (Some("approved"), Some(0)));
+}
+
+#[test]
+fn a_critic_revise_goes_to_the_author_then_the_re_review_approves() {
+    let repo = repo(
+        json!({
+            "plan-critic": [critic(json!([critic_high("F1")]), "REVISE"), critic(json!([]), "APPROVE")],
+            "plan-author": [author(&revised())],
+            "plan-overviewer": [overviewer(json!([]), json!([]), "APPROVE")],
+        }),
+        Some(PLAN),
+    );
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let author = repo.prompt("plan-author", 1);
+    assert!(
+        author.contains("<untrusted-critic-feedback") && author.contains("a locked account stays locked"),
+        "{author}"
+    );
+    assert!(!author.contains("<untrusted-conformance-feedback"), "{author}");
+    // The re-review is given its earlier critique (no session is resumed).
+    let again = repo.prompt("plan-critic", 2);
+    assert!(again.contains("This is a re-review") && again.contains("<untrusted-previous-critique"), "{again}");
+    assert!(stdout(&out).contains("**reviewhost:plan-critic**(Complete, revision 1)"), "{}", stdout(&out));
+    let rounds: Vec<(String, String)> = repo
+        .events("gate_round")
+        .iter()
+        .map(|e| (e["conformance"].as_str().unwrap().into(), e["critic"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!(rounds, [("APPROVE".into(), "REVISE".into()), ("APPROVE".into(), "APPROVE".into())]);
+    assert_eq!(repo.state()["revision_count"], 1);
+}
+
+#[test]
+fn a_conformance_escalate_drops_the_critics_result_and_waits_for_a_decision() {
+    let broken = PLAN.replace("| Owner | Team |\n", "");
+    let repo = repo(
+        json!({
+            "plan-critic": [critic(json!([critic_high("F1")]), "REVISE"), critic(json!([]), "APPROVE")],
+            "plan-author": [author(PLAN)],
+            "plan-overviewer": [overviewer(json!([]), json!([]), "APPROVE")],
+        }),
+        Some(&broken),
+    );
+    // No flag and no terminal: the run stops for a person.
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(4), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("Conformance found errors in the plan's structure"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("--resume --decision start-over|accept|abort"), "{}", stdout(&out));
+    let state = repo.state();
+    assert_eq!(
+        (state["status"].as_str(), state["pending"].as_str()),
+        (Some("needs_decision"), Some("conformance_escalate"))
+    );
+    assert!(state["critic_feedback"].is_null(), "the critic's result is dropped for that round");
+    assert_eq!(state["conformance_feedback"]["validation_result"]["issues"][0]["code"], "E002");
+    // Start over: the author revises from conformance's feedback only.
+    let out = repo.gate(&["--resume", "--decision", "start-over"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let author = repo.prompt("plan-author", 1);
+    assert!(
+        author.contains("<untrusted-conformance-feedback") && !author.contains("<untrusted-critic-feedback"),
+        "{author}"
+    );
+    let escalations = repo.events("gate_escalation");
+    assert_eq!(escalations.len(), 2);
+    assert_eq!((escalations[0]["decision"].is_null(), escalations[1]["decision"].as_str()), (true, Some("start-over")));
+}
+
+#[test]
+fn the_same_high_findings_two_rounds_running_escalate_as_stagnation() {
+    let repo = repo(
+        json!({
+            "plan-critic": [critic(json!([critic_high("F1")]), "REVISE")],
+            "plan-author": [author(&revised())],
+        }),
+        Some(PLAN),
+    );
+    let out = repo.gate(&["--on-escalate", "accept"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("The critic raised the same HIGH findings after a revision"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("**Plan**(Complete — accepted as-is)"), "{}", stdout(&out));
+    assert_eq!((repo.calls("plan-critic"), repo.calls("plan-author"), repo.calls("plan-overviewer")), (2, 1, 0));
+    assert_eq!(repo.state()["status"], "accepted");
+    assert_eq!(repo.events("gate_escalation")[0]["escalation"], "stagnation");
+}
+
+#[test]
+fn an_overviewer_revise_goes_to_the_author_then_a_fresh_overviewer_approves() {
+    let repo = repo(
+        json!({
+            "plan-critic": [critic(json!([]), "APPROVE")],
+            "plan-overviewer": [overviewer(json!([of("OF1", "HIGH", "src/auth.rs", [3, 9])]), json!([]), "REVISE"),
+                                overviewer(json!([]), json!([]), "APPROVE")],
+            "plan-author": [author(&revised())],
+        }),
+        Some(PLAN),
+    );
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let author = repo.prompt("plan-author", 1);
+    assert!(author.contains("<untrusted-overviewer-feedback") && author.contains("OF1"), "{author}");
+    assert!(!author.contains("critic-feedback") && !author.contains("conformance-feedback"), "{author}");
+    let second = repo.prompt("plan-overviewer", 2);
+    assert!(!second.contains("OF1") && !second.contains("untrusted-"), "fresh: {second}");
+    assert!(stdout(&out).contains("Recommendation: REVISE\n  Findings: 1 (1 HIGH)"), "{}", stdout(&out));
+    assert_eq!(repo.state()["overviewer_round"], 2);
+}
+
+#[test]
+fn three_overviewer_revise_rounds_escalate_and_on_escalate_answers() {
+    let repo = repo(
+        json!({
+            "plan-critic": [critic(json!([]), "APPROVE")],
+            "plan-overviewer": [overviewer(json!([of("OF1", "HIGH", "src/auth.rs", [3, 9])]), json!([]), "REVISE")],
+            "plan-author": [author(&revised())],
+        }),
+        Some(PLAN),
+    );
+    let out = repo.gate(&["--on-escalate", "abort"]);
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("Overviewer still has concerns after 3 rounds. How should we proceed?"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("**Plan** — Aborted by user"), "{}", stdout(&out));
+    assert_eq!((repo.calls("plan-overviewer"), repo.calls("plan-author")), (3, 2));
+    assert_eq!(repo.state()["status"], "aborted");
+    // Start over is not offered there.
+    let waiting = self::repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [overviewer(json!([of("OF1", "HIGH", "src/auth.rs", [3, 9])]), json!([]), "REVISE")],
+               "plan-author": [author(&revised())]}),
+        Some(PLAN),
+    );
+    let out = waiting.gate(&[]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stdout(&out).contains("--resume --decision accept|abort"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_contradictory_example_is_recomputed_to_revise() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/review-loops/tugplug/contract-examples/overviewer-agent-example-2.json");
+    let Ok(text) = std::fs::read_to_string(&example) else {
+        eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", example.display());
+        return;
+    };
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (answer["findings"][0]["severity"].as_str(), answer["recommendation"].as_str()),
+        (Some("HIGH"), Some("APPROVE"))
+    );
+    let repo = repo(
+        json!({
+            "plan-critic": [critic(json!([]), "APPROVE")],
+            "plan-overviewer": [{"response": text}, overviewer(json!([]), json!([]), "APPROVE")],
+            "plan-author": [author(&revised())],
+        }),
+        Some(PLAN),
+    );
+    // The file it cites, so the citation checks out.
+    let cited = repo.root.join("tugrust/crates/tugtool-core/src/commit.rs");
+    std::fs::create_dir_all(cited.parent().unwrap()).unwrap();
+    std::fs::write(&cited, (1..=40).map(|n| format!("// {n}\n")).collect::<String>()).unwrap();
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("Recommendation: REVISE\n  Findings: 1 (1 HIGH)\n  Clarifying questions: 1"),
+        "{}",
+        stdout(&out)
+    );
+    let overruled = &repo.events("gate_recommendation_overruled")[0];
+    assert_eq!((overruled["said"].as_str(), overruled["computed"].as_str()), (Some("APPROVE"), Some("REVISE")));
+    assert_eq!(repo.calls("plan-author"), 1, "sent back to the author");
+}
+
+#[test]
+fn a_citation_of_a_missing_file_is_asked_again_then_marked_unverified() {
+    let missing = overviewer(json!([of("OF1", "MEDIUM", "src/nowhere.rs", [1, 2])]), json!([]), "APPROVE");
+    let repo = repo(json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [missing]}), Some(PLAN));
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(repo.calls("plan-overviewer"), 2, "asked again once");
+    assert!(repo.prompt("plan-overviewer", 2).contains("OF1: src/nowhere.rs"), "{}", repo.prompt("plan-overviewer", 2));
+    assert!(stdout(&out).contains("Unverified: OF1 (src/nowhere.rs"), "{}", stdout(&out));
+    assert_eq!(repo.events("evidence_unverified")[0]["finding"], "OF1");
+    // Lines outside the file, and a path out of the root, do not check out either.
+    for (file, lines) in [("src/auth.rs", [39, 41]), ("../repo/src/auth.rs", [1, 1]), ("/etc/passwd", [1, 1])] {
+        let evidence = json!({"file": file, "line_start": lines[0], "line_end": lines[1], "claim": "c"});
+        assert!(reviewhost::review::plan_gate::citation_problem(&repo.root, &evidence).is_some(), "{file}");
+    }
+    let good = json!({"file": "src/auth.rs", "line_start": 40, "line_end": 40, "claim": "c"});
+    assert_eq!(reviewhost::review::plan_gate::citation_problem(&repo.root, &good), None);
+}
+
+#[test]
+fn a_plan_is_written_from_an_idea_first() {
+    let repo = repo(
+        json!({"plan-author": [author(PLAN)], "plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [overviewer(json!([]), json!([]), "APPROVE")]}),
+        None,
+    );
+    let out = repo.gate(&["--idea", "Add rate limiting to the login endpoint"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("**Plan** — Starting new plan from idea"), "{}", stdout(&out));
+    assert!(repo.prompt("plan-author", 1).contains("Add rate limiting to the login endpoint"));
+    // Questions from the overviewer keep it at REVISE by default (S03), not with `inform`.
+    let question = json!([{"id": "OQ1", "question": "Per IP or per account?"}]);
+    let asks = self::repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [overviewer(json!([]), question, "APPROVE")]}),
+        Some(PLAN),
+    );
+    assert_eq!(asks.gate(&["--questions", "inform"]).status.code(), Some(0));
+    assert_eq!(asks.calls("plan-author"), 0);
+}
