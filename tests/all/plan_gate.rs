@@ -358,9 +358,86 @@ fn a_plan_is_written_from_an_idea_first() {
     // Questions from the overviewer keep it at REVISE by default (S03), not with `inform`.
     let question = json!([{"id": "OQ1", "question": "Per IP or per account?"}]);
     let asks = self::repo(
-        json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [overviewer(json!([]), question, "APPROVE")]}),
+        json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [overviewer(json!([]), question.clone(), "APPROVE")]}),
         Some(PLAN),
     );
     assert_eq!(asks.gate(&["--questions", "inform"]).status.code(), Some(0));
     assert_eq!(asks.calls("plan-author"), 0);
+    let blocks = self::repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [overviewer(json!([]), question, "APPROVE"), overviewer(json!([]), json!([]), "APPROVE")],
+               "plan-author": [author(&revised())]}),
+        Some(PLAN),
+    );
+    let out = blocks.gate(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("Recommendation: REVISE\n  Findings: 0\n  Clarifying questions: 1"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(blocks.prompt("plan-author", 1).contains("Per IP or per account?"), "the questions go to the author");
+    assert!(!blocks.prompt("plan-overviewer", 2).contains("Per IP"), "never to the overviewer");
+}
+
+/// On a terminal, a person picks from a menu: here the overviewer's escalation (Accept
+/// as-is, Abort), answered with Enter on the first choice.
+#[test]
+fn a_person_at_a_terminal_decides_an_escalation_from_a_menu() {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    let repo = repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [overviewer(json!([of("OF1", "HIGH", "src/auth.rs", [3, 9])]), json!([]), "REVISE")],
+               "plan-author": [author(&revised())]}),
+        Some(PLAN),
+    );
+    let (mut controller, terminal) = crate::terminal::pty();
+    let mut command = reviewhost();
+    command
+        .env("REVIEWHOST_CONFIG_DIR", repo.dir.path().join("user-config"))
+        .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
+        .args(["plan-gate", "plans/plan.md", "--root"])
+        .arg(&repo.root)
+        .arg("--config")
+        .arg(repo.dir.path().join("reviewhost.toml"))
+        .stdin(std::process::Stdio::from(terminal.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(terminal))
+        .stdout(std::process::Stdio::piped());
+    // SAFETY: between fork and exec, only async-signal-safe calls: a new session whose
+    // controlling terminal is the pseudo-terminal on stdin (the menu reads /dev/tty).
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            libc::ioctl(0, libc::TIOCSCTTY as _, 0);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    drop(command);
+    let mut writer = controller.try_clone().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        let mut answered = false;
+        while let Ok(n) = controller.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            if !answered && String::from_utf8_lossy(&seen).contains("Accept as-is") {
+                writer.write_all(b"\r").unwrap();
+                answered = true;
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    let screen = reader.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{out}\n{screen}");
+    assert!(screen.contains("Overviewer still has concerns after 3 rounds") && screen.contains("Abort"), "{screen}");
+    assert!(out.contains("Decision: Accept as-is") && out.contains("**Plan**(Complete — accepted as-is)"), "{out}");
+    assert_eq!(repo.state()["status"], "accepted");
 }

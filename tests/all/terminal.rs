@@ -14,7 +14,7 @@ use crate::components;
 use crate::support::*;
 
 /// A pseudo-terminal: (the side we read, the side the child writes to).
-fn pty() -> (std::fs::File, OwnedFd) {
+pub(crate) fn pty() -> (std::fs::File, OwnedFd) {
     let (mut controller, mut terminal) = (-1, -1);
     // SAFETY: openpty writes two new descriptors into the out-parameters; the name,
     // termios and window-size arguments may be null.

@@ -227,6 +227,26 @@ mod tests {
         assert!(writer.ends_with(&["--model".to_string(), "opus".to_string()]));
     }
 
+    /// Which roles write is a security decision: every reviewing or planning role is
+    /// read-only (its agents get the sandboxed shell, never Edit or Write).
+    #[test]
+    fn only_the_roles_that_change_the_repository_write() {
+        let all = [
+            Role::Analyst,
+            Role::Implementer,
+            Role::FixAgent,
+            Role::Planner,
+            Role::FixReviewer,
+            Role::PlanReviewer,
+            Role::Architect,
+            Role::Author,
+            Role::Critic,
+            Role::Overviewer,
+        ];
+        let writers: Vec<&str> = all.iter().filter(|r| writes(**r)).map(|r| r.as_str()).collect();
+        assert_eq!(writers, ["implementer", "fix-agent", "architect", "author"]);
+    }
+
     #[test]
     fn only_read_only_agents_get_the_sandboxed_shell() {
         let program = Some(Path::new("/bin/reviewhost"));
