@@ -3,17 +3,20 @@
 //! with scripted agents (`tests/agents/scripted_agent.py`) in temporary git
 //! repositories.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
 use crate::support::*;
 
-struct Repo {
-    dir: tempfile::TempDir,
-    root: PathBuf,
-    script: PathBuf,
+struct Repo(Scripted);
+
+impl std::ops::Deref for Repo {
+    type Target = Scripted;
+    fn deref(&self) -> &Scripted {
+        &self.0
+    }
 }
 
 fn git(root: &Path, args: &[&str]) -> String {
@@ -43,40 +46,17 @@ fn repo(mut script: Value) -> Repo {
             script[agent] = default;
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), "// TODO: handle errors\npub fn f() {}\n").unwrap();
-    git(&root, &["init", "-q"]);
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-qm", "init"]);
-    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
-    let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, script.to_string()).unwrap();
-    std::fs::write(
-        dir.path().join("reviewhost.toml"),
-        format!(
-            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\ntimeout = \"20s\"\n",
-            agent.display().to_string(),
-            script_path.display().to_string()
-        ),
-    )
-    .unwrap();
-    Repo { dir, root, script: script_path }
+    let repo = Repo(Scripted::new(&script));
+    repo.write("src/lib.rs", "// TODO: handle errors\npub fn f() {}\n");
+    git(&repo.root, &["init", "-q"]);
+    git(&repo.root, &["add", "-A"]);
+    git(&repo.root, &["commit", "-qm", "init"]);
+    repo
 }
 
 impl Repo {
     fn reviewhost(&self, subcommand: &str, args: &[&str]) -> Output {
-        reviewhost()
-            .env("REVIEWHOST_CONFIG_DIR", self.dir.path().join("user-config"))
-            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
-            .arg(subcommand)
-            .arg(&self.root)
-            .arg("--config")
-            .arg(self.dir.path().join("reviewhost.toml"))
-            .args(args)
-            .output()
-            .unwrap()
+        self.0.command(subcommand).arg(&self.root).args(args).output().unwrap()
     }
 
     fn fix_review(&self, args: &[&str]) -> Output {
@@ -85,32 +65,8 @@ impl Repo {
         self.reviewhost("fix-review", &all)
     }
 
-    fn write(&self, path: &str, text: &str) {
-        let path = self.root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn calls(&self, agent: &str) -> usize {
-        std::fs::read_to_string(format!("{}.calls/{agent}.count", self.script.display()))
-            .map_or(0, |n| n.trim().parse().unwrap())
-    }
-
-    fn prompt(&self, agent: &str, n: usize) -> String {
-        std::fs::read_to_string(format!("{}.calls/{agent}-{n}.prompt", self.script.display())).unwrap()
-    }
-
-    fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.root.join(".reviewhost/events.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    }
-
     fn saved(&self, pass: u32, round: u32) -> Value {
-        let path = self.root.join(format!(".reviewhost/fix-review-pass-{pass}-round-{round}.json"));
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+        self.0.state(&format!("fix-review-pass-{pass}-round-{round}.json"))
     }
 }
 

@@ -2,7 +2,7 @@
 //! embedded contracts, a project's own contract rule as a custom validator component,
 //! and scripted-agent runs (`tests/agents/scripted_agent.py`) for every end state.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -212,46 +212,26 @@ fn critique() -> Value {
     say(&points.join("\n"))
 }
 
-struct Repo {
-    dir: tempfile::TempDir,
-    root: PathBuf,
-    script: PathBuf,
+/// A repository with `src/auth/login.ts`, the agents played by `script`.
+struct Repo(Scripted);
+
+impl std::ops::Deref for Repo {
+    type Target = Scripted;
+    fn deref(&self) -> &Scripted {
+        &self.0
+    }
 }
 
 fn repo(script: Value) -> Repo {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    std::fs::create_dir_all(root.join("src/auth")).unwrap();
-    std::fs::write(root.join("src/auth/login.ts"), "export function login() {}\n").unwrap();
-    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
-    let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, script.to_string()).unwrap();
-    let config = dir.path().join("reviewhost.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\ntimeout = \"20s\"\n",
-            agent.display().to_string(),
-            script_path.display().to_string()
-        ),
-    )
-    .unwrap();
-    Repo { dir, root, script: script_path }
+    let repo = Repo(Scripted::new(&script));
+    repo.write("src/auth/login.ts", "export function login() {}\n");
+    repo
 }
 
 impl Repo {
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = reviewhost();
-        command
-            .env("REVIEWHOST_CONFIG_DIR", self.dir.path().join("user-config"))
-            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
-            .arg("plan")
-            .arg("Add rate limiting to the login endpoint")
-            .arg("--root")
-            .arg(&self.root)
-            .arg("--config")
-            .arg(self.dir.path().join("reviewhost.toml"))
-            .args(args);
+        let mut command = self.0.command("plan");
+        command.arg("Add rate limiting to the login endpoint").arg("--root").arg(&self.root).args(args);
         command
     }
 
@@ -259,22 +239,8 @@ impl Repo {
         self.command(args).output().unwrap()
     }
 
-    fn events(&self) -> Vec<Value> {
-        let text = std::fs::read_to_string(self.root.join(".reviewhost/events.jsonl")).unwrap_or_default();
-        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-    }
-
     fn state(&self) -> Value {
-        serde_json::from_slice(&std::fs::read(self.root.join(".reviewhost/plan-state.json")).unwrap()).unwrap()
-    }
-
-    fn calls(&self, agent: &str) -> usize {
-        let counter = PathBuf::from(format!("{}.calls/{agent}.count", self.script.display()));
-        std::fs::read_to_string(counter).map_or(0, |n| n.trim().parse().unwrap())
-    }
-
-    fn prompt(&self, agent: &str, n: usize) -> String {
-        std::fs::read_to_string(format!("{}.calls/{agent}-{n}.prompt", self.script.display())).unwrap()
+        self.0.state("plan-state.json")
     }
 }
 

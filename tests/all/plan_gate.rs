@@ -3,7 +3,7 @@
 //! critic, the overviewer and the author are scripted; each run's exit status,
 //! messages, state and events are checked.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
@@ -12,73 +12,44 @@ use crate::support::*;
 
 const PLAN: &str = TUGPLAN;
 
-struct Repo {
-    dir: tempfile::TempDir,
-    root: PathBuf,
-    script: PathBuf,
+struct Repo(Scripted);
+
+impl std::ops::Deref for Repo {
+    type Target = Scripted;
+    fn deref(&self) -> &Scripted {
+        &self.0
+    }
 }
 
+/// A repository with `src/auth.rs` (40 lines) and, when given, `plans/plan.md`.
 fn repo(script: Value, plan: Option<&str>) -> Repo {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    std::fs::create_dir_all(root.join("plans")).unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    let source: String = (1..=40).map(|n| format!("// line {n}\n")).collect();
-    std::fs::write(root.join("src/auth.rs"), source).unwrap();
+    let repo = Repo(Scripted::new(&script));
+    repo.write("src/auth.rs", &(1..=40).map(|n| format!("// line {n}\n")).collect::<String>());
+    std::fs::create_dir_all(repo.root.join("plans")).unwrap();
     if let Some(plan) = plan {
-        std::fs::write(root.join("plans/plan.md"), plan).unwrap();
+        repo.write("plans/plan.md", plan);
     }
-    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
-    let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, script.to_string()).unwrap();
-    std::fs::write(
-        dir.path().join("reviewhost.toml"),
-        format!(
-            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\ntimeout = \"20s\"\n",
-            agent.display().to_string(),
-            script_path.display().to_string()
-        ),
-    )
-    .unwrap();
-    Repo { dir, root, script: script_path }
+    repo
 }
 
 impl Repo {
     fn gate(&self, args: &[&str]) -> Output {
-        reviewhost()
-            .env("REVIEWHOST_CONFIG_DIR", self.dir.path().join("user-config"))
-            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
-            .args(["plan-gate", "plans/plan.md", "--root"])
+        self.0
+            .command("plan-gate")
+            .args(["plans/plan.md", "--root"])
             .arg(&self.root)
-            .arg("--config")
-            .arg(self.dir.path().join("reviewhost.toml"))
             .args(args)
             .stdin(std::process::Stdio::null())
             .output()
             .unwrap()
     }
 
-    fn calls(&self, agent: &str) -> usize {
-        std::fs::read_to_string(format!("{}.calls/{agent}.count", self.script.display()))
-            .map_or(0, |n| n.trim().parse().unwrap())
-    }
-
-    fn prompt(&self, agent: &str, n: usize) -> String {
-        std::fs::read_to_string(format!("{}.calls/{agent}-{n}.prompt", self.script.display())).unwrap()
-    }
-
     fn events(&self, name: &str) -> Vec<Value> {
-        std::fs::read_to_string(self.root.join(".reviewhost/events.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .filter(|e| e["event"] == name)
-            .collect()
+        self.0.events().into_iter().filter(|e| e["event"] == name).collect()
     }
 
     fn state(&self) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(self.root.join(".reviewhost/plan-gate-state.json")).unwrap())
-            .unwrap()
+        self.0.state("plan-gate-state.json")
     }
 }
 
@@ -393,14 +364,10 @@ fn a_person_at_a_terminal_decides_an_escalation_from_a_menu() {
         Some(PLAN),
     );
     let (mut controller, terminal) = crate::terminal::pty();
-    let mut command = reviewhost();
+    let mut command = repo.0.command("plan-gate");
     command
-        .env("REVIEWHOST_CONFIG_DIR", repo.dir.path().join("user-config"))
-        .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
-        .args(["plan-gate", "plans/plan.md", "--root"])
+        .args(["plans/plan.md", "--root"])
         .arg(&repo.root)
-        .arg("--config")
-        .arg(repo.dir.path().join("reviewhost.toml"))
         .stdin(std::process::Stdio::from(terminal.try_clone().unwrap()))
         .stderr(std::process::Stdio::from(terminal))
         .stdout(std::process::Stdio::piped());

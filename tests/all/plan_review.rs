@@ -96,67 +96,30 @@ fn yolo_delta_findings_keep_every_finding() {
 
 // ---- Scripted runs ----
 
-struct Repo {
-    dir: tempfile::TempDir,
-    root: PathBuf,
-    script: PathBuf,
+struct Repo(Scripted);
+
+impl std::ops::Deref for Repo {
+    type Target = Scripted;
+    fn deref(&self) -> &Scripted {
+        &self.0
+    }
 }
 
 const GOOD: &str = "---\nphase: \"01\"\nplan: \"01\"\ntitle: \"Rate limits\"\nwave: 1\ndepends_on: []\nmust_haves:\n  - \"logins are limited\"\n---\n# Plan\n## Tasks\n### Task 1: Limit\n**Files:** `README.md`\nAdd the limiter.\n";
 
 fn repo(script: Value, plans: &[(&str, &str)]) -> Repo {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    std::fs::create_dir_all(root.join("plans")).unwrap();
-    std::fs::write(root.join("README.md"), "# demo\n").unwrap();
+    let repo = Repo(Scripted::new(&script));
+    repo.write("README.md", "# demo\n");
+    std::fs::create_dir_all(repo.root.join("plans")).unwrap();
     for (name, text) in plans {
-        std::fs::write(root.join(name), text).unwrap();
+        repo.write(name, text);
     }
-    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
-    let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, script.to_string()).unwrap();
-    std::fs::write(
-        dir.path().join("reviewhost.toml"),
-        format!(
-            "[agent]\ncommand = [\"python3\", {:?}, {:?}]\ntimeout = \"20s\"\n",
-            agent.display().to_string(),
-            script_path.display().to_string()
-        ),
-    )
-    .unwrap();
-    Repo { dir, root, script: script_path }
+    repo
 }
 
 impl Repo {
     fn review(&self, args: &[&str]) -> Output {
-        reviewhost()
-            .env("REVIEWHOST_CONFIG_DIR", self.dir.path().join("user-config"))
-            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
-            .arg("plan-review")
-            .args(args)
-            .arg("--root")
-            .arg(&self.root)
-            .arg("--config")
-            .arg(self.dir.path().join("reviewhost.toml"))
-            .output()
-            .unwrap()
-    }
-
-    fn calls(&self, agent: &str) -> usize {
-        std::fs::read_to_string(format!("{}.calls/{agent}.count", self.script.display()))
-            .map_or(0, |n| n.trim().parse().unwrap())
-    }
-
-    fn prompt(&self, agent: &str, n: usize) -> String {
-        std::fs::read_to_string(format!("{}.calls/{agent}-{n}.prompt", self.script.display())).unwrap()
-    }
-
-    fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.root.join(".reviewhost/events.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        self.0.command("plan-review").args(args).arg("--root").arg(&self.root).output().unwrap()
     }
 
     /// The review_loop_* events, as (event, plan, cycle or max or cycles_used, verdict).
@@ -173,8 +136,7 @@ impl Repo {
     }
 
     fn state(&self) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(self.root.join(".reviewhost/plan-review-state.json")).unwrap())
-            .unwrap()
+        self.0.state("plan-review-state.json")
     }
 }
 

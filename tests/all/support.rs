@@ -155,3 +155,79 @@ Logins can be brute-forced today.
 
 - The limiter
 ";
+
+/// A repository (`root`, empty) whose agents are the scripted agent
+/// (`tests/agents/scripted_agent.py`) playing `script`, named in an operator's
+/// configuration beside it, outside the root. Each loop's tests wrap it with their own
+/// setup and subcommand.
+pub struct Scripted {
+    pub dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub script: PathBuf,
+}
+
+impl Scripted {
+    pub fn new(script: &serde_json::Value) -> Scripted {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
+        let script_path = dir.path().join("script.json");
+        std::fs::write(&script_path, script.to_string()).unwrap();
+        std::fs::write(
+            dir.path().join("reviewhost.toml"),
+            format!(
+                "[agent]\ncommand = [\"python3\", {:?}, {:?}]\ntimeout = \"20s\"\n",
+                agent.display().to_string(),
+                script_path.display().to_string()
+            ),
+        )
+        .unwrap();
+        Scripted { dir, root, script: script_path }
+    }
+
+    /// `reviewhost SUBCOMMAND --config (the operator's)`, with an empty user
+    /// configuration and no trust in the repository's own.
+    pub fn command(&self, subcommand: &str) -> Command {
+        let mut command = reviewhost();
+        command
+            .env("REVIEWHOST_CONFIG_DIR", self.dir.path().join("user-config"))
+            .env_remove("REVIEWHOST_TRUST_REPO_CONFIG")
+            .arg(subcommand)
+            .arg("--config")
+            .arg(self.dir.path().join("reviewhost.toml"));
+        command
+    }
+
+    /// Writes `text` to `path` under the root.
+    pub fn write(&self, path: &str, text: &str) {
+        let path = self.root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// How many times `agent` was called.
+    pub fn calls(&self, agent: &str) -> usize {
+        std::fs::read_to_string(format!("{}.calls/{agent}.count", self.script.display()))
+            .map_or(0, |n| n.trim().parse().unwrap())
+    }
+
+    /// The prompt of `agent`'s call `n` (from 1).
+    pub fn prompt(&self, agent: &str, n: usize) -> String {
+        std::fs::read_to_string(format!("{}.calls/{agent}-{n}.prompt", self.script.display())).unwrap()
+    }
+
+    /// Every event in `.reviewhost/events.jsonl`.
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.root.join(".reviewhost/events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The state file `name` in `.reviewhost/`.
+    pub fn state(&self, name: &str) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.root.join(".reviewhost").join(name)).unwrap()).unwrap()
+    }
+}

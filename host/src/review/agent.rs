@@ -444,6 +444,28 @@ impl Ledger {
     }
 }
 
+impl<'a> Agents<'a> {
+    /// A loop's agents, with nothing spent yet and no cap on cost or calls.
+    pub fn new(
+        config: &'a Config,
+        definitions: &'a [Definition],
+        root: &'a Path,
+        workspace: &'a Workspace,
+        budget: usize,
+    ) -> Agents<'a> {
+        Agents {
+            config,
+            definitions,
+            root,
+            workspace,
+            budget,
+            ledger: std::sync::Mutex::new(Ledger::default()),
+            max_cost: None,
+            max_calls: None,
+        }
+    }
+}
+
 impl Agents<'_> {
     /// The definition of the agent that plays `role` (the first one defined).
     pub fn with_role(&self, role: Role) -> Result<&Definition, AbortCause> {

@@ -124,17 +124,12 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
     })?;
 
     let agents = Agents {
-        config: &options.config,
-        definitions: &options.definitions,
-        root,
-        workspace: &workspace,
-        budget: options.prompt_budget,
         ledger: std::sync::Mutex::new(Ledger {
             spent_before: state.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0),
             ..Ledger::default()
         }),
         max_cost: options.max_cost,
-        max_calls: None,
+        ..Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget)
     };
     let mut review = Convergence { agents, runner, root, workspace: &workspace, file, out, options };
     loop {

@@ -472,16 +472,7 @@ pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundR
         .find(|d| d.role == Role::FixReviewer)
         .ok_or(AbortCause::NoAgent(Role::FixReviewer))
         .map_err(stop)?;
-    let agents = Agents {
-        config: &options.config,
-        definitions: &options.definitions,
-        root: &options.root,
-        workspace: &workspace,
-        budget: options.prompt_budget,
-        ledger: std::sync::Mutex::new(super::agent::Ledger::default()),
-        max_cost: None,
-        max_calls: None,
-    };
+    let agents = Agents::new(&options.config, &options.definitions, &options.root, &workspace, options.prompt_budget);
     Round {
         agents: &agents,
         runner,

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::agent::{AgentError, Agents, Config, Ledger};
+use super::agent::{AgentError, Agents, Config};
 use super::contract::{self, ContractError, ContractSpec, Judgement};
 use super::definitions::{Definition, Source};
 use super::error::{AbortCause, ReviewError};
@@ -320,14 +320,8 @@ pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Resu
         max_calls: state.max_calls,
     })?;
     let agents = Agents {
-        config: &options.config,
-        definitions: &options.definitions,
-        root,
-        workspace: &workspace,
-        budget: options.prompt_budget,
-        ledger: std::sync::Mutex::new(Ledger::default()),
-        max_cost: None,
         max_calls: Some(options.max_calls),
+        ..Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget)
     };
     let end = loop {
         if state.index >= state.max_phases {

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::agent::{Agents, Config, Ledger};
+use super::agent::{Agents, Config};
 use super::contract;
 use super::definitions::{Definition, Role};
 use super::error::{AbortCause, ReviewError};
@@ -296,16 +296,7 @@ pub fn gate(
         }
     };
     let role = |role: Role| options.definitions.iter().find(|d| d.role == role).ok_or(AbortCause::NoAgent(role));
-    let agents = Agents {
-        config: &options.config,
-        definitions: &options.definitions,
-        root,
-        workspace: &workspace,
-        budget: options.prompt_budget,
-        ledger: std::sync::Mutex::new(Ledger::default()),
-        max_cost: None,
-        max_calls: None,
-    };
+    let agents = Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget);
     let fail = |agent: &str| {
         let agent = agent.to_string();
         move |cause: AbortCause| ReviewError::CycleStopped {

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::agent::{Agents, Config, Ledger};
+use super::agent::{Agents, Config};
 use super::contract::{self, ContractError};
 use super::definitions::{Definition, Role, Source};
 use super::error::{AbortCause, ReviewError};
@@ -413,16 +413,7 @@ pub fn review(
     let stop = |cause: AbortCause| ReviewError::CycleStopped { plan: "(every plan)".into(), cycle: 0, cause };
     let reviewer = role(Role::PlanReviewer).map_err(stop)?;
     let architect = role(Role::Architect).map_err(stop)?;
-    let agents = Agents {
-        config: &options.config,
-        definitions: &options.definitions,
-        root,
-        workspace: &workspace,
-        budget: options.prompt_budget,
-        ledger: std::sync::Mutex::new(Ledger::default()),
-        max_cost: None,
-        max_calls: None,
-    };
+    let agents = Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget);
     let gate = PlanGate { reviewer, architect, runner, agents: &agents, workspace: &workspace, root };
     let mut results = Vec::new();
     let mut halted = false;
