@@ -94,7 +94,8 @@ fn sarif_validates_against_the_2_1_0_schema_with_what_github_requires() {
     assert_eq!(run["tool"]["driver"]["name"], "reviewhost");
     let rule_ids: Vec<&str> =
         run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(rule_ids, ["P-1", "F-1", "F-2", "E-1"]);
+    // A rule per assertion with a result: GitHub caps a run at 25,000 rules.
+    assert_eq!(rule_ids, ["F-1", "F-2", "E-1"]);
     let results = run["results"].as_array().unwrap();
     let by_rule = |id: &str| results.iter().find(|r| r["ruleId"] == id).unwrap_or_else(|| panic!("{id}: {results:#?}"));
     assert!(results.iter().all(|r| r["ruleId"] != "P-1"), "passing assertions are not results");

@@ -33,7 +33,9 @@ impl AssertionsFile {
             Status::Pass => Value::Null,
             Status::Fail | Status::Error => Value::String(message.chars().take(MAX_FAILURE_OUTPUT_CHARS).collect()),
         };
-        let object = &mut self.assertion_objects()[index];
+        // Straight to the one object: collecting them all per record made a write-back of
+        // n assertions quadratic.
+        let object = self.doc["assertions"][index].as_object_mut().expect("validated on load");
         object.insert("status".into(), Value::String(status.as_str().into()));
         object.insert("failure_output".into(), failure_output);
     }
@@ -103,17 +105,6 @@ impl AssertionsFile {
         let bytes = serde_json::to_vec(&doc).expect("a JSON value serializes");
         *self = super::load::parse(&self.path, &bytes)?;
         Ok((added, incoming.len() - added))
-    }
-}
-
-impl AssertionsFile {
-    fn assertion_objects(&mut self) -> Vec<&mut Map<String, Value>> {
-        self.doc["assertions"]
-            .as_array_mut()
-            .expect("validated on load")
-            .iter_mut()
-            .map(|a| a.as_object_mut().expect("validated on load"))
-            .collect()
     }
 }
 

@@ -7,11 +7,15 @@
 //! so an untrusted message cannot end its annotation early or forge another one. The
 //! untrusted text in them is made [`inert`] first (each line of a message, so it keeps
 //! its line breaks as `%0A`): no escape sequence reaches the log or the annotation.
+//!
+//! GitHub's limits are kept: it shows 10 error and 10 warning annotations per step, so
+//! the annotations stop there and one `::notice` counts the rest; a step summary may
+//! hold 1 MiB, so the table stops below it with a line that counts what was left out.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::{details, file_label, inert, inert_lines, locations};
+use super::{Places, details, file_label, inert, inert_lines};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -25,14 +29,26 @@ pub fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// Annotations of each kind GitHub shows per step.
+pub const ANNOTATIONS_PER_KIND: usize = 10;
+/// Bytes a step summary may hold (GitHub's cap is 1 MiB); the table stops below it.
+pub const SUMMARY_BYTES: usize = 1000 * 1000;
+
 pub(super) fn write_annotations(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    let places = Places::new(report);
+    let (mut errors, mut warnings, mut unshown) = (0, 0, 0);
     for (assertion, outcome) in &report.results {
-        let (command, what) = match outcome.status {
+        let (command, what, shown) = match outcome.status {
             Status::Pass => continue,
-            Status::Fail => ("error", "failed"),
-            Status::Error => ("warning", "could not be evaluated"),
+            Status::Fail => ("error", "failed", &mut errors),
+            Status::Error => ("warning", "could not be evaluated", &mut warnings),
         };
-        let place = locations(report, assertion, outcome).into_iter().next();
+        if *shown == ANNOTATIONS_PER_KIND {
+            unshown += 1;
+            continue;
+        }
+        *shown += 1;
+        let place = places.locations(assertion, outcome).into_iter().next();
         let mut properties = Vec::new();
         if let Some(place) = place {
             properties.push(format!("file={}", escape_property(&place.path)));
@@ -44,6 +60,14 @@ pub(super) fn write_annotations(report: &RunReport, out: &mut dyn Write) -> io::
         properties.push(format!("title={}", escape_property(&title)));
         let message = inert_lines(&details(outcome), "");
         writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&message))?;
+    }
+    if unshown > 0 {
+        writeln!(
+            out,
+            "::notice title=reviewhost::{unshown} more failing assertions are not annotated (GitHub shows \
+             {ANNOTATIONS_PER_KIND} errors and {ANNOTATIONS_PER_KIND} warnings per step); the step summary and the \
+             JSON or SARIF report list them"
+        )?;
     }
     Ok(())
 }
@@ -62,7 +86,15 @@ pub fn write_step_summary(report: &RunReport, path: &Path) -> io::Result<()> {
     let failing: Vec<_> = report.results.iter().filter(|(_, o)| o.status != Status::Pass).collect();
     if !failing.is_empty() {
         text.push_str("| | Assertion | Type | Description | Why |\n|---|---|---|---|---|\n");
-        for (assertion, outcome) in failing {
+        let total = failing.len();
+        for (shown, (assertion, outcome)) in failing.into_iter().enumerate() {
+            if text.len() > SUMMARY_BYTES - 2000 {
+                text.push_str(&format!(
+                    "\n… {} more failing assertions not listed: a step summary holds at most 1 MiB.\n",
+                    total - shown
+                ));
+                break;
+            }
             let icon = if outcome.status == Status::Fail { "❌" } else { "⚠️" };
             let why: String = outcome.message.lines().next().unwrap_or("").chars().take(200).collect();
             text.push_str(&format!(

@@ -15,6 +15,7 @@ mod junit;
 mod sarif;
 mod text;
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Component, Path};
 
@@ -83,26 +84,52 @@ pub struct Location {
     pub line: Option<u32>,
 }
 
-/// Where the result of `assertion` points: its evidence (paths under the root, shown
-/// relative to the working directory when the root lies inside it, the way CI systems
-/// resolve them), or, without usable evidence, the assertion itself in the assertions
-/// file, so every alert has a place.
-pub fn locations(report: &RunReport, assertion: &Assertion, outcome: &Outcome) -> Vec<Location> {
-    let base = base_dir(&report.root);
-    let found: Vec<Location> = outcome
-        .evidence
-        .iter()
-        .filter_map(|e| contained(&e.path).map(|p| Location { path: join(&base, &p), line: e.line }))
-        .collect();
-    if !found.is_empty() {
-        return found;
+/// Where the results of one report point. The assertions file is read once and its ids
+/// mapped to their lines in one pass, so writing a report is linear in its results
+/// (reading the file again per result made SARIF quadratic).
+pub struct Places<'r> {
+    report: &'r RunReport,
+    base: String,
+    /// The assertions file as shown (relative to the working directory when inside it).
+    file: String,
+    /// Each id's line in the assertions file (its first `"id": …`).
+    lines: HashMap<String, u32>,
+}
+
+impl<'r> Places<'r> {
+    pub fn new(report: &'r RunReport) -> Places<'r> {
+        let file = std::path::absolute(&report.file).unwrap_or_else(|_| report.file.clone());
+        let shown = relative_to_cwd(&file).unwrap_or_else(|| file.to_string_lossy().into_owned());
+        // Read as the run read it (bounded, non-blocking): the file may have been replaced.
+        let text = crate::assertion::read(&report.file).ok().and_then(|bytes| String::from_utf8(bytes).ok());
+        Places {
+            report,
+            base: base_dir(&report.root),
+            file: shown,
+            lines: text.map(|t| id_lines(&t)).unwrap_or_default(),
+        }
     }
-    let file = std::path::absolute(&report.file).unwrap_or_else(|_| report.file.clone());
-    let path = relative_to_cwd(&file).unwrap_or_else(|| file.to_string_lossy().into_owned());
-    // Read as the run read it (bounded, non-blocking): the file may have been replaced.
-    let text = crate::assertion::read(&report.file).ok().and_then(|bytes| String::from_utf8(bytes).ok());
-    let line = text.and_then(|text| line_of_id(&text, &assertion.id));
-    vec![Location { path, line }]
+
+    /// Where the result of `assertion` points: its evidence (paths under the root, shown
+    /// relative to the working directory when the root lies inside it, the way CI systems
+    /// resolve them), or, without usable evidence, the assertion itself in the assertions
+    /// file, so every alert has a place.
+    pub fn locations(&self, assertion: &Assertion, outcome: &Outcome) -> Vec<Location> {
+        let found: Vec<Location> = outcome
+            .evidence
+            .iter()
+            .filter_map(|e| contained(&e.path).map(|p| Location { path: join(&self.base, &p), line: e.line }))
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+        vec![Location { path: self.file.clone(), line: self.lines.get(&assertion.id).copied() }]
+    }
+
+    /// The report these places are for.
+    pub fn report(&self) -> &'r RunReport {
+        self.report
+    }
 }
 
 /// The root relative to the working directory (`""` when it is the working directory),
@@ -185,21 +212,27 @@ fn percent_decoded(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The 1-based line of `"id": "<id>"` in the assertions file's text.
-fn line_of_id(text: &str, id: &str) -> Option<u32> {
-    let quoted = serde_json::to_string(id).ok()?;
+/// The 1-based line of each `"id": "<id>"` in the assertions file's text (the first, for
+/// an id written twice), in one pass.
+fn id_lines(text: &str) -> HashMap<String, u32> {
+    let mut lines = HashMap::new();
+    let (mut line, mut counted) = (1u32, 0usize);
     let mut from = 0;
-    while let Some(found) = text[from..].find(&quoted) {
+    while let Some(found) = text[from..].find("\"id\"") {
         let at = from + found;
-        let before = text[..at].trim_end();
-        if let Some(before) = before.strip_suffix(':')
-            && before.trim_end().ends_with("\"id\"")
-        {
-            return u32::try_from(text[..at].matches('\n').count() + 1).ok();
+        from = at + 4;
+        if text[..at].ends_with('\\') {
+            continue;
         }
-        from = at + quoted.len();
+        let rest = text[from..].trim_start();
+        let Some(value) = rest.strip_prefix(':').map(str::trim_start) else { continue };
+        let mut stream = serde_json::Deserializer::from_str(value).into_iter::<String>();
+        let Some(Ok(id)) = stream.next() else { continue };
+        line += u32::try_from(text[counted..at].matches('\n').count()).unwrap_or(u32::MAX);
+        counted = at;
+        lines.entry(id).or_insert(line);
     }
-    None
+    lines
 }
 
 /// The report's file name for titles: the path as given.
@@ -219,6 +252,9 @@ fn details(outcome: &Outcome) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod scale_tests;
 
 #[cfg(test)]
 mod tests {
@@ -272,8 +308,9 @@ mod tests {
     #[test]
     fn finds_the_line_of_an_assertion_id() {
         let text = "{\n  \"assertions\": [\n    {\"description\": \"A-2\", \"id\": \"A-1\"},\n    {\n      \"id\" :  \"A-2\"\n    }\n  ]\n}";
-        assert_eq!(line_of_id(text, "A-1"), Some(3));
-        assert_eq!(line_of_id(text, "A-2"), Some(5));
-        assert_eq!(line_of_id(text, "A-3"), None);
+        let lines = id_lines(text);
+        assert_eq!(lines.get("A-1"), Some(&3));
+        assert_eq!(lines.get("A-2"), Some(&5));
+        assert_eq!(lines.get("A-3"), None);
     }
 }

@@ -2,10 +2,12 @@
 //! driver with `rules[]`, and per result `ruleId`, `level`, `message.text`, a physical
 //! location and `partialFingerprints`.
 //!
-//! Each assertion is a rule (`id` = the assertion's id, stable across the passes of a
-//! review; `shortDescription` = its description), so an alert reads like the assertion
-//! and closes when it passes. Only results that did not pass are reported: `fail` is
-//! level `error`, `error` (could not be evaluated) is level `warning`.
+//! Each assertion with a result is a rule (`id` = the assertion's id, stable across the
+//! passes of a review; `shortDescription` = its description), so an alert reads like
+//! the assertion and closes when it passes. Only results that did not pass are
+//! reported, and only their rules: `fail` is level `error`, `error` (could not be
+//! evaluated) is level `warning`. GitHub takes at most 25,000 results (and rules) per
+//! run: past that, the rest are counted in a tool notification instead.
 //!
 //! A location's `uri` is a URI reference, which a viewer percent-decodes: the path (from
 //! [`locations`], which refuses one that leaves the root when decoded) is written
@@ -15,12 +17,13 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde_sarif::sarif::{
-    ArtifactLocation, Location as SarifLocation, Message, MultiformatMessageString, PhysicalLocation, PropertyBag,
-    Region, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
+    ArtifactLocation, Invocation, Location as SarifLocation, Message, MultiformatMessageString, Notification,
+    PhysicalLocation, PropertyBag, Region, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif, Tool,
+    ToolComponent,
 };
 use sha2::{Digest, Sha256};
 
-use super::{Location, details, locations};
+use super::{Location, Places, details};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -28,10 +31,23 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// Bumped only if the fingerprint recipe changes (it would reopen every alert).
 const FINGERPRINT_KEY: &str = "reviewhostAssertion/v1";
 
+/// Results (and rules) GitHub code scanning accepts in one run.
+pub const MAX_RESULTS: usize = 25_000;
+
 pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
+    let places = Places::new(report);
     let mut rules = Vec::new();
     let mut results = Vec::new();
-    for (index, (assertion, outcome)) in report.results.iter().enumerate() {
+    let mut left_out = 0;
+    for (assertion, outcome) in &report.results {
+        if outcome.status == Status::Pass {
+            continue;
+        }
+        if results.len() == MAX_RESULTS {
+            left_out += 1;
+            continue;
+        }
+        let index = rules.len();
         let mut properties = BTreeMap::new();
         properties.insert("type".to_string(), serde_json::Value::String(assertion.type_name.clone()));
         let description = match assertion.description.as_str() {
@@ -55,7 +71,7 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             Status::Error => format!("{}: could not be evaluated: {}", assertion.id, details(outcome)),
             _ => format!("{}: {}", assertion.id, details(outcome)),
         };
-        let places = locations(report, assertion, outcome);
+        let places = places.locations(assertion, outcome);
         let mut fingerprint = Sha256::new();
         fingerprint.update(assertion.id.as_bytes());
         for e in &outcome.evidence {
@@ -77,7 +93,24 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
         );
     }
     let driver = ToolComponent::builder().name("reviewhost").version(env!("CARGO_PKG_VERSION")).rules(rules).build();
-    let run = Run::builder().tool(Tool::builder().driver(driver).build()).results(results).build();
+    let mut invocation = Invocation::builder().execution_successful(true).build();
+    if left_out > 0 {
+        let text = format!(
+            "{left_out} more failing assertions are not in this SARIF file: GitHub code scanning accepts at most \
+             {MAX_RESULTS} results per run (split the run with --shard, or use the JSON report)"
+        );
+        invocation.tool_execution_notifications = Some(vec![
+            Notification::builder()
+                .message(Message::builder().text(text).build())
+                .level(serde_json::json!("warning"))
+                .build(),
+        ]);
+    }
+    let run = Run::builder()
+        .tool(Tool::builder().driver(driver).build())
+        .invocations(vec![invocation])
+        .results(results)
+        .build();
     let sarif = Sarif::builder().schema(SCHEMA).version(serde_json::json!("2.1.0")).runs(vec![run]).build();
     serde_json::to_writer_pretty(&mut *out, &sarif)?;
     writeln!(out)
