@@ -51,7 +51,11 @@ impl std::str::FromStr for Shard {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Shard, String> {
-        let usage = || format!("'{text}': expected K/N with 1 <= K <= N, e.g. 2/4");
+        if text == "auto" {
+            return Shard::from_env(|name| std::env::var(name).ok());
+        }
+        let usage =
+            || format!("'{text}': expected K/N with 1 <= K <= N, e.g. 2/4, or `auto` (the CI system's variables)");
         let (k, n) = text.split_once('/').ok_or_else(usage)?;
         let (index, count) =
             (k.trim().parse::<u32>().map_err(|_| usage())?, n.trim().parse::<u32>().map_err(|_| usage())?);
@@ -59,6 +63,45 @@ impl std::str::FromStr for Shard {
             return Err(usage());
         }
         Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// The shard the CI system says this job is, from its variables (`var` looks one
+    /// up): GitLab's `CI_NODE_INDEX`/`CI_NODE_TOTAL` (1-based), Buildkite's
+    /// `BUILDKITE_PARALLEL_JOB`/`BUILDKITE_PARALLEL_JOB_COUNT` (0-based), Bazel's
+    /// `TEST_SHARD_INDEX`/`TEST_TOTAL_SHARDS` (0-based), a Kubernetes indexed job's
+    /// `JOB_COMPLETION_INDEX` (0-based) with `REVIEWHOST_SHARD_COUNT`, or
+    /// `REVIEWHOST_SHARD_INDEX` (0-based, e.g. GitHub's `strategy.job-index`) with
+    /// `REVIEWHOST_SHARD_COUNT` (`strategy.job-total`).
+    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+        const SOURCES: [(&str, &str, u32); 5] = [
+            ("CI_NODE_INDEX", "CI_NODE_TOTAL", 1),
+            ("BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0),
+            ("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS", 0),
+            ("JOB_COMPLETION_INDEX", "REVIEWHOST_SHARD_COUNT", 0),
+            ("REVIEWHOST_SHARD_INDEX", "REVIEWHOST_SHARD_COUNT", 0),
+        ];
+        for (index_var, count_var, base) in SOURCES {
+            let Some(index) = var(index_var).filter(|v| !v.trim().is_empty()) else { continue };
+            let number = |name: &str, text: &str| {
+                text.trim().parse::<u32>().map_err(|_| format!("--shard auto: ${name} is '{text}', not a number"))
+            };
+            let index = number(index_var, &index)?;
+            let count =
+                var(count_var).ok_or_else(|| format!("--shard auto: ${index_var} is set but ${count_var} is not"))?;
+            let count = number(count_var, &count)?;
+            let one_based = index + 1 - base;
+            if count == 0 || one_based == 0 || one_based > count {
+                return Err(format!(
+                    "--shard auto: ${index_var}={index} is not a shard of ${count_var}={count} ({base}-based)"
+                ));
+            }
+            return Ok(Shard { index: one_based, count });
+        }
+        Err("--shard auto: no CI shard variables are set (CI_NODE_INDEX, BUILDKITE_PARALLEL_JOB, TEST_SHARD_INDEX, \
+             JOB_COMPLETION_INDEX or REVIEWHOST_SHARD_INDEX, each with its count)"
+            .into())
     }
 }
 
@@ -279,6 +322,29 @@ pub fn default_file() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_shards_read_each_ci_systems_variables_with_its_base() {
+        fn shard(pairs: &[(&str, &str)]) -> Result<Shard, String> {
+            Shard::from_env(|name| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string()))
+        }
+        assert_eq!(shard(&[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "4")]), Ok(Shard { index: 2, count: 4 }));
+        let buildkite = [("BUILDKITE_PARALLEL_JOB", "0"), ("BUILDKITE_PARALLEL_JOB_COUNT", "3")];
+        assert_eq!(shard(&buildkite), Ok(Shard { index: 1, count: 3 }));
+        assert_eq!(shard(&[("TEST_SHARD_INDEX", "2"), ("TEST_TOTAL_SHARDS", "3")]), Ok(Shard { index: 3, count: 3 }));
+        let k8s = [("JOB_COMPLETION_INDEX", "4"), ("REVIEWHOST_SHARD_COUNT", "5")];
+        assert_eq!(shard(&k8s), Ok(Shard { index: 5, count: 5 }));
+        let github = [("REVIEWHOST_SHARD_INDEX", "0"), ("REVIEWHOST_SHARD_COUNT", "2")];
+        assert_eq!(shard(&github), Ok(Shard { index: 1, count: 2 }));
+        assert!(
+            shard(&[("BUILDKITE_PARALLEL_JOB", "3"), ("BUILDKITE_PARALLEL_JOB_COUNT", "3")])
+                .unwrap_err()
+                .contains("0-based")
+        );
+        assert!(shard(&[("CI_NODE_INDEX", "0"), ("CI_NODE_TOTAL", "3")]).is_err());
+        assert!(shard(&[("JOB_COMPLETION_INDEX", "1")]).unwrap_err().contains("REVIEWHOST_SHARD_COUNT is not"));
+        assert!(shard(&[]).unwrap_err().contains("no CI shard variables"));
+    }
 
     #[test]
     fn shards_split_every_assertion_exactly_once() {

@@ -59,7 +59,10 @@ fn junit_validates_against_the_xsd_and_carries_each_outcome() {
 
     let xml = std::fs::read_to_string(&report).unwrap();
     assert!(xml.contains(r#"tests="4""#) && xml.contains(r#"failures="2""#) && xml.contains(r#"errors="1""#), "{xml}");
-    assert!(xml.contains(r#"<testcase name="P-1: readme exists" classname="reviewhost.file_exists""#), "{xml}");
+    // The case's name is the id alone (timing history survives a reworded description),
+    // the description its system-out.
+    assert!(xml.contains(r#"<testcase name="P-1" classname="reviewhost.file_exists""#), "{xml}");
+    assert!(xml.contains("<system-out>readme exists</system-out>"), "{xml}");
     // A fail is a <failure> with the evidence in its body, an error an <error>.
     let failure = &xml[xml.find(r#"name="F-1"#).unwrap()..];
     let failure = &failure[..failure.find("</testcase>").unwrap()];
@@ -318,4 +321,94 @@ fn completions_for_each_shell() {
         assert!(script.contains(marker), "{shell}: {}", &script[..script.len().min(300)]);
         assert!(script.contains("fail-on") && script.contains("validate"), "{shell} completes flags and subcommands");
     }
+}
+
+/// Shards run apart (`--shard K/N`, or `auto` from the CI system's variables) and merged
+/// with `reviewhost merge` give the report of the whole run.
+#[test]
+fn shards_merge_into_the_report_of_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# x\n").unwrap();
+    let list: Vec<serde_json::Value> = (0..12)
+        .map(|i| {
+            let path = if i % 3 == 0 { "missing.md" } else { "README.md" };
+            json!({"id": format!("A-{i:02}"), "type": "file_exists", "description": format!("check {i}"), "path": path})
+        })
+        .collect();
+    let file = assertions_file(dir.path(), serde_json::Value::Array(list));
+    let whole = run_in(dir.path(), &file, &["--no-write", "--format", "json", "-o", "whole.json"]);
+    assert_eq!(whole.status.code(), Some(1));
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let name = format!("shard-{k}.json");
+        let out =
+            run_in(dir.path(), &file, &["--no-write", "--shard", &format!("{k}/3"), "--format", "json", "-o", &name]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+        shards.push(name);
+    }
+    let merge = |args: &[&str]| reviewhost().current_dir(dir.path()).arg("merge").args(args).output().unwrap();
+    let mut args: Vec<&str> = shards.iter().map(String::as_str).collect();
+    args.extend([
+        "--format",
+        "json",
+        "-o",
+        "merged.json",
+        "--format",
+        "junit",
+        "-o",
+        "merged.xml",
+        "--format",
+        "sarif",
+    ]);
+    let out = merge(&args);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
+    };
+    let summary = |report: &serde_json::Value| -> Vec<(String, String)> {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["id"].as_str().unwrap().to_string(), r["status"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let (whole, merged) = (read("whole.json"), read("merged.json"));
+    assert_eq!(summary(&merged), summary(&whole), "the file's order, every result");
+    assert_eq!(merged["confidence"], whole["confidence"]);
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 4);
+    assert!(std::fs::read_to_string(dir.path().join("merged.xml")).unwrap().contains(r#"tests="12""#));
+    // A shard merged twice, or a report of another file, is refused.
+    let twice = merge(&[shards[0].as_str(), shards[0].as_str()]);
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(stderr(&twice).contains("is in shard-1.json and in shard-1.json"), "{}", stderr(&twice));
+    std::fs::write(dir.path().join("other.json"), r#"{"file": "x.json", "root": ".", "results": []}"#).unwrap();
+    let other = merge(&[shards[0].as_str(), "other.json"]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(stderr(&other).contains("its assertions file is x.json"), "{}", stderr(&other));
+
+    // `--shard auto` takes the CI system's numbering: GitLab 1-based, Buildkite 0-based.
+    let auto = |vars: &[(&str, &str)]| {
+        let mut command = reviewhost();
+        command.current_dir(dir.path()).args(["run"]).arg(&file).args([
+            "--root",
+            ".",
+            "--no-write",
+            "--shard",
+            "auto",
+            "--format",
+            "json",
+        ]);
+        for (k, v) in vars {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        summary(&serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out))))
+    };
+    assert_eq!(auto(&[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "3")]), summary(&read("shard-2.json")));
+    assert_eq!(
+        auto(&[("BUILDKITE_PARALLEL_JOB", "0"), ("BUILDKITE_PARALLEL_JOB_COUNT", "3")]),
+        summary(&read("shard-1.json"))
+    );
 }

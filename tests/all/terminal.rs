@@ -259,6 +259,18 @@ fn every_help_example_runs() {
         "fix-review",
         "plan-review",
     ] {
+        if subcommand == "merge" {
+            // The shards' JSON reports the examples merge.
+            for k in 1..=3 {
+                let out = reviewhost()
+                    .current_dir(here)
+                    .args(["run", "review.json", "--root", "review-root", "--no-write", "--shard", &format!("{k}/3")])
+                    .args(["--format", "json", "-o", &format!("shard-{k}.json")])
+                    .output()
+                    .unwrap();
+                assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+            }
+        }
         if subcommand == "fix-review" {
             // A git repository on `main` holding what the examples before made, and a
             // round's findings.
@@ -298,5 +310,5 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 25, "{ran} examples");
+    assert!(ran >= 27, "{ran} examples");
 }

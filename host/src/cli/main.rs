@@ -12,6 +12,7 @@ mod init;
 mod lint;
 mod loop_args;
 mod mcp;
+mod merge;
 mod new;
 mod output;
 mod plan;
@@ -45,6 +46,8 @@ struct Cli {
 enum Command {
     /// Run every assertion in an assertions file and write the results back into it.
     Run(run::RunArgs),
+    /// Merge the JSON reports of a run's shards into one report, in any format.
+    Merge(merge::MergeArgs),
     /// Report assertions that are vacuous, impossible or contradictory, without running them.
     Lint(lint::LintArgs),
     /// Create a custom validator crate that builds to a component.
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args, matches.subcommand_matches("run").expect("the run subcommand")),
         Command::Lint(args) => lint::lint(args),
+        Command::Merge(args) => merge::merge(args, matches.subcommand_matches("merge").expect("the merge subcommand")),
         Command::New(args) => new::new(&args),
         Command::Test(args) => test::test(args),
         Command::Schema(_) => schema::schema(),

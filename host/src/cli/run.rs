@@ -11,7 +11,7 @@ use clap::ArgAction;
 use reviewhost::RunOptions;
 use reviewhost::assertion::Status;
 use reviewhost::report::{self, Detail, Format, TextStyle};
-use reviewhost::run::Shard;
+use reviewhost::run::{RunReport, Shard};
 use reviewhost::sandbox::{Limits, parse_memory, parse_timeout};
 
 use crate::exit::Exit;
@@ -59,7 +59,9 @@ pub struct RunArgs {
     #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
     memory: u64,
     /// Run only shard K of N (1-based), for CI matrices; assertions are split by id.
-    #[arg(long, value_name = "K/N")]
+    /// `auto` reads the CI system's variables (GitLab, Buildkite, Bazel, Kubernetes
+    /// indexed jobs, or REVIEWHOST_SHARD_INDEX/REVIEWHOST_SHARD_COUNT, 0-based).
+    #[arg(long, value_name = "K/N|auto")]
     shard: Option<Shard>,
     /// Which outcomes make the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Any)]
@@ -74,7 +76,7 @@ pub struct RunArgs {
 
 /// `--fail-on`: what makes a run exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum FailOn {
+pub enum FailOn {
     /// A `fail` or an `error` (an assertion that could not be evaluated).
     Any,
     /// Only a `fail`: errors are reported but do not fail the job.
@@ -104,10 +106,16 @@ pub fn run(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
     progress.finish();
     let report = report?;
 
+    deliver(&report, &reports, detail, args.fail_on)
+}
+
+/// Writes `report` where `reports` say (and the GitHub step summary), and decides the
+/// exit code by `fail_on`: what `run` and `merge` share.
+pub fn deliver(report: &RunReport, reports: &Reports, detail: Detail, fail_on: FailOn) -> anyhow::Result<Exit> {
     let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut stdout = std::io::stdout().lock();
     let written =
-        report::write(reports.stdout, &report, &TextStyle { detail, color }, &mut stdout).and_then(|()| stdout.flush());
+        report::write(reports.stdout, report, &TextStyle { detail, color }, &mut stdout).and_then(|()| stdout.flush());
     match written {
         // A reader that went away (`| head`) is not a failed run.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
@@ -115,16 +123,16 @@ pub fn run(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
     }
     let plain = TextStyle { detail, color: false };
     for (format, path) in &reports.files {
-        report::write_file(*format, &report, &plain, path)
+        report::write_file(*format, report, &plain, path)
             .with_context(|| format!("cannot write the {} report to {}", format.name(), path.display()))?;
     }
     let github = reports.stdout == Format::Github || reports.files.iter().any(|(f, _)| *f == Format::Github);
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| github && !v.is_empty()) {
-        report::write_step_summary(&report, Path::new(&summary))
+        report::write_step_summary(report, Path::new(&summary))
             .with_context(|| format!("cannot append to $GITHUB_STEP_SUMMARY ({})", summary.to_string_lossy()))?;
     }
 
-    let failing = report.results.iter().any(|(_, o)| match args.fail_on {
+    let failing = report.results.iter().any(|(_, o)| match fail_on {
         FailOn::Any => o.status != Status::Pass,
         FailOn::Fail => o.status == Status::Fail,
         FailOn::Never => false,

@@ -21,6 +21,7 @@ use std::path::{Component, Path};
 
 pub use github::{escape_data, escape_property, write_step_summary};
 pub use inert::{inert, inert_lines};
+pub use json::{MergeError, merge};
 pub use text::{Detail, TextStyle};
 
 use crate::assertion::Assertion;
