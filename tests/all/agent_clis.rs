@@ -200,10 +200,14 @@ impl Setup {
 
     /// The `reviewhost` command, with the CLI's environment isolated.
     fn reviewhost(&self) -> Command {
+        self.isolated(reviewhost())
+    }
+
+    /// `command` with the CLI's environment isolated (HOME, the fake model server).
+    fn isolated(&self, mut command: Command) -> Command {
         let home = self.dir.path().join("home");
         let tmp = self.dir.path().join("tmp");
         std::fs::create_dir_all(&tmp).unwrap();
-        let mut command = reviewhost();
         command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -764,4 +768,51 @@ fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
             .unwrap();
     assert_eq!((state["status"].as_str(), state["overviewer_round"].as_u64()), (Some("approved"), Some(2)));
     assert_eq!(state["approved_sha256"].as_str().unwrap(), crate::support::sha256(&setup.root.join("plans/plan.md")));
+}
+
+/// `reviewhost run --format claude-hook` as a Stop hook of the real Claude Code CLI: the
+/// first time the agent stops, the failing assertion blocks it (exit 2) and the digest
+/// reaches the model; the agent fixes the file and stops again, and the hook lets it.
+#[test]
+fn claude_code_stop_hook_feeds_failures_back_to_the_agent() {
+    let Some(setup) = Setup::new(Cli::Claude, &[], |root| {
+        let file = root.join("src/lib.rs").display().to_string();
+        json!({"hooked": {"match": "Claude Code", "turns": [
+            {"text": "Done."},
+            {"tools": [{"name": "Read", "input": {"file_path": file}}]},
+            {"tools": [{"name": "Write", "input": {"file_path": file, "content": "pub fn f() {}\n"}}]},
+            {"text": "Fixed the TODO."}
+        ]}})
+    }) else {
+        return;
+    };
+    let assertions = setup.dir.path().join("assertions.json");
+    std::fs::write(&assertions, json!({"assertions": todo_assertion()}).to_string()).unwrap();
+    let hook = format!(
+        "{} run {} --root {} --no-write --format claude-hook",
+        env!("CARGO_BIN_EXE_reviewhost"),
+        assertions.display(),
+        setup.root.display()
+    );
+    let settings = json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": hook}]}]}});
+    let settings_file = setup.dir.path().join("settings.json");
+    std::fs::write(&settings_file, settings.to_string()).unwrap();
+    let program = Cli::Claude.program().unwrap();
+    let out = setup
+        .isolated(Command::new(program))
+        .current_dir(&setup.root)
+        .args(["-p", "Tidy src/lib.rs", "--output-format", "json", "--setting-sources", "user"])
+        .arg("--settings")
+        .arg(&settings_file)
+        .args(["--tools", "Read,Write", "--permission-mode", "acceptEdits"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(std::fs::read_to_string(setup.root.join("src/lib.rs")).unwrap(), "pub fn f() {}\n");
+    // The request after the first stop carries the hook's digest to the model.
+    let requests = setup.requests_of("hooked");
+    assert!(requests.len() >= 4, "{} requests", requests.len());
+    let fed_back = requests[1]["body"]["messages"].to_string();
+    assert!(fed_back.contains("1 of 1 assertions do not pass") && fed_back.contains("A-A-1"), "{fed_back}");
+    assert!(fed_back.contains("src/lib.rs:1:// TODO: handle errors"), "{fed_back}");
 }

@@ -412,3 +412,43 @@ fn shards_merge_into_the_report_of_the_whole_run() {
         summary(&read("shard-1.json"))
     );
 }
+
+/// `--format claude-hook`: the digest on stderr, exit 2 on failures (what blocks a
+/// Claude Code agent), 1 when the run cannot be done, and no second block when the
+/// hook's input says the agent is already continuing because of it.
+#[test]
+fn the_claude_hook_format_blocks_on_failures_once() {
+    let (dir, file) = repository();
+    let hook = |stdin: &str| {
+        use std::io::Write;
+        let mut child = reviewhost()
+            .current_dir(dir.path())
+            .arg("run")
+            .arg(&file)
+            .args(["--root", ".", "--no-write", "--format", "claude-hook"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = hook(r#"{"hook_event_name": "Stop", "stop_hook_active": false}"#);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "the digest is on stderr: {}", stdout(&out));
+    let digest = stderr(&out);
+    assert!(digest.starts_with("reviewhost: 3 of 4 assertions do not pass (confidence 25%)"), "{digest}");
+    assert!(digest.contains("- F-1 (grep_not_match) fails: no TODO: in src, 100% <done>"), "{digest}");
+    assert!(digest.contains("- E-1 (frobnicate) could not be evaluated"), "{digest}");
+    let again = hook(r#"{"hook_event_name": "Stop", "stop_hook_active": true}"#);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(stderr(&again).contains("not blocking again"), "{}", stderr(&again));
+    let broken = reviewhost()
+        .current_dir(dir.path())
+        .args(["run", "no-such.json", "--format", "claude-hook"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(1), "a broken setup does not trap the agent: {}", stderr(&broken));
+}

@@ -15,6 +15,9 @@ pub enum Exit {
     /// 2: the run could not be done (a bad file or flag, an unreadable root, an aborted
     /// review pass); nothing was decided.
     CouldNotRun,
+    /// 2 for an agent's hook (`--format claude-hook`): failures block the agent, which is
+    /// what exit status 2 means to Claude Code.
+    BlockAgent,
     /// A loop's end state with a status of its own (`reviewhost plan`: 3 retries
     /// exhausted, 4 call limit reached, 130 cancelled), never 0 to 2.
     Ended(u8),
@@ -33,6 +36,7 @@ impl From<Exit> for ExitCode {
             Exit::Clean => ExitCode::SUCCESS,
             Exit::Findings => ExitCode::from(1),
             Exit::CouldNotRun => ExitCode::from(2),
+            Exit::BlockAgent => ExitCode::from(2),
             Exit::Ended(code) => ExitCode::from(code),
         }
     }

@@ -31,9 +31,11 @@ Examples:
 
 Formats: text (the seed's report), json, junit, sarif (2.1.0, for code scanning),
 github (text plus ::error/::warning annotations; appends a summary to
-$GITHUB_STEP_SUMMARY when set). Each --output PATH takes the --format before it.
+$GITHUB_STEP_SUMMARY when set), claude-hook (a digest on stderr for an agent's Stop
+hook). Each --output PATH takes the --format before it.
 
-Exit codes: 0 all pass, 1 some fail or error (see --fail-on), 2 the run could not be done.")]
+Exit codes: 0 all pass, 1 some fail or error (see --fail-on), 2 the run could not be done.
+With --format claude-hook: 0 all pass, 2 some fail (blocks the agent), 1 could not run.")]
 pub struct RunArgs {
     /// The assertions file [default: $ASSERTIONS_FILE, else .claude/state/review-assertions.json]
     file: Option<PathBuf>,
@@ -86,7 +88,50 @@ pub enum FailOn {
 }
 
 /// Runs the file and reports; the exit code is decided at the end, by `--fail-on`.
+///
+/// As an agent's hook (`--format claude-hook`), the digest goes to stderr and failures
+/// exit 2, which blocks the agent; a run that could not be done exits 1 (shown to the
+/// person, not fed back to the model in a loop); and when Claude Code says it is already
+/// continuing because of this hook (`stop_hook_active` in the hook's input on stdin),
+/// failures are reported without blocking again.
 pub fn run(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
+    if !args.format.contains(&Format::ClaudeHook) {
+        return run_reported(args, matches);
+    }
+    let again = hook_input().is_some_and(|input| input["stop_hook_active"] == true);
+    match run_reported(args, matches) {
+        Ok(Exit::Findings) if again => {
+            eprintln!("reviewhost: (not blocking again: the agent is already continuing because of this hook)");
+            Ok(Exit::Clean)
+        }
+        Ok(Exit::Findings) => Ok(Exit::BlockAgent),
+        Ok(exit) => Ok(exit),
+        Err(error) => {
+            eprintln!("reviewhost: error: {}", reviewhost::report::inert_lines(&format!("{error:#}"), ""));
+            Ok(Exit::Findings)
+        }
+    }
+}
+
+/// The JSON a Claude Code hook gets on stdin, when stdin is not a terminal and it comes
+/// within a second (a hook's stdin is written and closed at once; anything else is not
+/// waited for).
+fn hook_input() -> Option<serde_json::Value> {
+    use std::io::{IsTerminal, Read};
+    if std::io::stdin().is_terminal() {
+        return None;
+    }
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::stdin().take(1 << 20).read_to_string(&mut text);
+        let _ = send.send(text);
+    });
+    let text = receive.recv_timeout(Duration::from_secs(1)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
     let reports = Reports::of(&args.format, &args.output, matches)?;
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
     let runner = crate::runner::runner(limits, args.jobs, &args.root)?;
@@ -113,7 +158,11 @@ pub fn run(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
 /// exit code by `fail_on`: what `run` and `merge` share.
 pub fn deliver(report: &RunReport, reports: &Reports, detail: Detail, fail_on: FailOn) -> anyhow::Result<Exit> {
     let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
-    let mut stdout = std::io::stdout().lock();
+    // An agent's hook reads stderr.
+    let mut stdout: Box<dyn Write> = match reports.stdout {
+        Format::ClaudeHook => Box::new(std::io::stderr().lock()),
+        _ => Box::new(std::io::stdout().lock()),
+    };
     let written =
         report::write(reports.stdout, report, &TextStyle { detail, color }, &mut stdout).and_then(|()| stdout.flush());
     match written {

@@ -9,6 +9,7 @@
 //! escapes what would act on a terminal or a CI log.
 
 mod github;
+mod hook;
 mod inert;
 mod json;
 mod junit;
@@ -41,6 +42,9 @@ pub enum Format {
     Sarif,
     /// The text report plus GitHub Actions annotations (`::error file=…`).
     Github,
+    /// For an agent's hook (Claude Code): a short digest of what fails, on stderr, and
+    /// exit status 2 (the one that blocks the agent) on failures.
+    ClaudeHook,
 }
 
 impl Format {
@@ -51,6 +55,7 @@ impl Format {
             Format::Junit => "junit",
             Format::Sarif => "sarif",
             Format::Github => "github",
+            Format::ClaudeHook => "claude-hook",
         }
     }
 }
@@ -66,6 +71,7 @@ pub fn write(format: Format, report: &RunReport, style: &TextStyle, out: &mut dy
             text::write_text(report, style, out)?;
             github::write_annotations(report, out)
         }
+        Format::ClaudeHook => hook::write_digest(report, out),
     }
 }
 
