@@ -9,12 +9,14 @@
 
 pub mod assertion;
 pub mod authoring;
+pub mod baseline;
 pub mod check;
 pub mod mcp;
 pub mod report;
 pub mod review;
 pub mod run;
 pub mod sandbox;
+pub mod select;
 pub mod write;
 
 pub use run::{RunError, RunOptions, RunReport, Runner};

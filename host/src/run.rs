@@ -24,6 +24,8 @@ pub struct RunOptions {
     pub write: bool,
     /// Run only this shard of the assertions (a CI matrix job).
     pub shard: Option<Shard>,
+    /// Run only the assertions with these ids ([`crate::select`]).
+    pub only: Option<std::collections::BTreeSet<String>>,
 }
 
 /// One of `count` disjoint parts of an assertions file, `--shard K/N` with `index` = K.
@@ -207,6 +209,7 @@ impl Runner {
         let site = Site { root, file_dir: file_dir(&options.file) };
         let selected: Vec<usize> = (0..file.assertions().len())
             .filter(|&i| options.shard.is_none_or(|shard| shard.contains(&file.assertions()[i].id)))
+            .filter(|&i| options.only.as_ref().is_none_or(|ids| ids.contains(&file.assertions()[i].id)))
             .collect();
         let total = selected.len();
         // Planning loads components (a custom one may compile), so it runs in parallel too.

@@ -117,7 +117,7 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
     let mut runner = runner(limits, 2);
     runner.checks_mut().register(&["reader"], "reader", &std::fs::read(components::WHOLE_READER).unwrap());
     let started = Instant::now();
-    let report = runner.run(&RunOptions { file, root: root.clone(), write: false, shard: None }).unwrap();
+    let report = runner.run(&RunOptions { file, root: root.clone(), write: false, shard: None, only: None }).unwrap();
     assert!(started.elapsed() < Duration::from_secs(4), "a read blocked: {:?}", started.elapsed());
     let (reader, ok) = (&report.results[0].1, &report.results[1].1);
     assert_eq!(reader.status, Status::Pass, "{}", reader.message);

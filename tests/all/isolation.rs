@@ -30,7 +30,7 @@ fn writes_network_environment_and_parent_are_all_refused() {
     assert!(std::env::vars().next().is_some());
     let mut runner = runner(Limits::default(), 1);
     runner.checks_mut().register(&["vandal"], "vandal", &std::fs::read(components::VANDAL).unwrap());
-    let report = runner.run(&RunOptions { file, root: root.clone(), write: true, shard: None }).unwrap();
+    let report = runner.run(&RunOptions { file, root: root.clone(), write: true, shard: None, only: None }).unwrap();
 
     let outcome = &report.results[0].1;
     for attempt in [

@@ -42,8 +42,9 @@ fn run_hostile(component: &str, limits: Limits, jobs: usize, dir: &std::path::Pa
 /// Runs `file` and returns the hostile assertion's message and duration, after checking
 /// its neighbours.
 fn run_file(runner: reviewhost::Runner, file: std::path::PathBuf, dir: &std::path::Path) -> (String, Duration) {
-    let report =
-        runner.run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true, shard: None }).unwrap();
+    let report = runner
+        .run(&RunOptions { file: file.clone(), root: dir.to_path_buf(), write: true, shard: None, only: None })
+        .unwrap();
     let by_id = |id: &str| report.results.iter().find(|(a, _)| a.id == id).unwrap().1.clone();
     assert_eq!(by_id("OK-1").status, Status::Pass);
     assert_eq!(by_id("OK-2").status, Status::Pass);

@@ -32,6 +32,7 @@ mod repo_trust;
 mod reports;
 mod review;
 mod seed;
+mod selection;
 mod shared;
 mod startup;
 mod terminal;

@@ -242,6 +242,17 @@ fn every_help_example_runs() {
         std::fs::write(here.join(place), &config).unwrap();
     }
 
+    // A git repository on `main` (`run --changed-since HEAD`, `fix-review --since`).
+    for args in [&["init", "-q", "-b", "main"][..], &["add", "-A"], &["commit", "-qm", "start"]] {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(here)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    }
+
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut ran = 0;
@@ -272,11 +283,11 @@ fn every_help_example_runs() {
             }
         }
         if subcommand == "fix-review" {
-            // A git repository on `main` holding what the examples before made, and a
-            // round's findings.
+            // The git repository holding what the examples before made, and a round's
+            // findings.
             std::fs::write(here.join("round-2-findings.json"), r#"{"findings": [{"id": "QA-1", "description": "d"}]}"#)
                 .unwrap();
-            for args in [&["init", "-q", "-b", "main"][..], &["add", "-A"], &["commit", "-qm", "examples"]] {
+            for args in [&["add", "-A"][..], &["commit", "-qm", "examples"]] {
                 let out = Command::new("git")
                     .args(["-c", "user.name=t", "-c", "user.email=t@t"])
                     .args(args)
@@ -310,5 +321,5 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 27, "{ran} examples");
+    assert!(ran >= 31, "{ran} examples");
 }

@@ -27,6 +27,10 @@ Examples:
   reviewhost run review.json --format junit -o junit.xml --format sarif -o review.sarif
   reviewhost run review.json --format github --fail-on fail --quiet
   reviewhost run review.json --shard 2/3 --verbose
+  reviewhost run review.json --only A-A-1 --only A-C-2 --no-write
+  reviewhost run review.json --changed-since HEAD --no-write
+  reviewhost run review.json --baseline known.json --update-baseline --no-write
+  reviewhost run review.json --baseline known.json --no-write
   ASSERTIONS_FILE=review.json reviewhost run --jobs 4 --timeout 5s --memory 128MiB
 
 Formats: text (the seed's report), json, junit, sarif (2.1.0, for code scanning),
@@ -65,6 +69,24 @@ pub struct RunArgs {
     /// indexed jobs, or REVIEWHOST_SHARD_INDEX/REVIEWHOST_SHARD_COUNT, 0-based).
     #[arg(long, value_name = "K/N|auto")]
     shard: Option<Shard>,
+    /// Run only the assertion with this id (repeatable).
+    #[arg(long, value_name = "ID", action = ArgAction::Append)]
+    only: Vec<String>,
+    /// Run only the assertions whose id matches this regular expression.
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    filter: Option<regex::Regex>,
+    /// Run only the assertions whose path, paths or command's path operands touch a file
+    /// changed since REF (committed, staged, unstaged or untracked); an assertion whose
+    /// scope cannot be told always runs.
+    #[arg(long, value_name = "REF")]
+    changed_since: Option<String>,
+    /// Known failures (from --update-baseline): a failure recorded there, with the same
+    /// evidence, is reported as baselined and does not fail the run.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write the run's failures to the --baseline file (replacing it) and exit 0.
+    #[arg(long, requires = "baseline")]
+    update_baseline: bool,
     /// Which outcomes make the exit code 1.
     #[arg(long, value_enum, default_value_t = FailOn::Any)]
     fail_on: FailOn,
@@ -135,12 +157,20 @@ fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exi
     let reports = Reports::of(&args.format, &args.output, matches)?;
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
     let runner = crate::runner::runner(limits, args.jobs, &args.root)?;
-    let options = RunOptions {
-        file: args.file.unwrap_or_else(reviewhost::run::default_file),
-        root: args.root,
-        write: !args.no_write,
-        shard: args.shard,
+    let file = args.file.unwrap_or_else(reviewhost::run::default_file);
+    let selection = reviewhost::select::Selection {
+        only: args.only.clone(),
+        filter: args.filter.clone(),
+        changed: match &args.changed_since {
+            Some(reference) => Some(reviewhost::select::changed_since(&args.root, reference)?),
+            None => None,
+        },
     };
+    let only = match selection.is_all() {
+        true => None,
+        false => Some(selection.ids(&reviewhost::assertion::load(&file)?, &args.root)?),
+    };
+    let options = RunOptions { file, root: args.root, write: !args.no_write, shard: args.shard, only };
     let detail = match (args.quiet, args.verbose) {
         (true, _) => Detail::Quiet,
         (_, true) => Detail::Verbose,
@@ -150,8 +180,60 @@ fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exi
     let report = runner.run_observed(&options, progress.observer());
     progress.finish();
     let report = report?;
+    if let Some(path) = &args.baseline {
+        return baselined(&report, &reports, detail, args.fail_on, path, args.update_baseline);
+    }
 
     deliver(&report, &reports, detail, args.fail_on)
+}
+
+/// `--baseline`: the report as usual, then what the baseline accepts, and an exit code
+/// from the failures it does not; with `--update-baseline`, the baseline rewritten.
+fn baselined(
+    report: &RunReport,
+    reports: &Reports,
+    detail: Detail,
+    fail_on: FailOn,
+    path: &Path,
+    update: bool,
+) -> anyhow::Result<Exit> {
+    use reviewhost::baseline::Baseline;
+    use reviewhost::report::inert;
+    let exit = deliver(report, reports, detail, fail_on)?;
+    if update {
+        let baseline = Baseline::of(report);
+        baseline.save(path)?;
+        eprintln!("reviewhost: baseline {} now holds {} failures", path.display(), baseline.entries.len());
+        return Ok(Exit::Clean);
+    }
+    let comparison = Baseline::load(path)?.compare(report);
+    let list = |ids: &[String]| ids.iter().map(|id| inert(id).into_owned()).collect::<Vec<_>>().join(", ");
+    if !comparison.baselined.is_empty() {
+        eprintln!(
+            "reviewhost: {} baselined failures (accepted in {}): {}",
+            comparison.baselined.len(),
+            path.display(),
+            list(&comparison.baselined)
+        );
+    }
+    if !comparison.fixed.is_empty() {
+        eprintln!("reviewhost: baselined and passing now, prune with --update-baseline: {}", list(&comparison.fixed));
+    }
+    let new_failing =
+        report.results.iter().filter(|(a, _)| comparison.new.contains(&a.id)).any(|(_, o)| match fail_on {
+            FailOn::Any => o.status != Status::Pass,
+            FailOn::Fail => o.status == Status::Fail,
+            FailOn::Never => false,
+        });
+    Ok(match exit {
+        Exit::Clean => Exit::Clean,
+        _ => Exit::clean_if(!new_failing),
+    })
+}
+
+/// `--filter`: a regular expression.
+fn parse_regex(text: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(text).map_err(|e| e.to_string())
 }
 
 /// Writes `report` where `reports` say (and the GitHub step summary), and decides the

@@ -139,6 +139,23 @@ impl<'r> Places<'r> {
     }
 }
 
+/// A failure's identity across runs: the assertion's id and what its check saw (each
+/// evidence path and text), hashed (SHA-256, hex). SARIF's `partialFingerprints` and the
+/// baseline (`reviewhost run --baseline`) use it: the same failure keeps its identity, a
+/// new finding of the same assertion does not.
+pub fn fingerprint(assertion: &Assertion, outcome: &Outcome) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(assertion.id.as_bytes());
+    for e in &outcome.evidence {
+        hash.update([0]);
+        hash.update(e.path.as_bytes());
+        hash.update([0]);
+        hash.update(e.text.as_bytes());
+    }
+    format!("{:x}", hash.finalize())
+}
+
 /// The root relative to the working directory (`""` when it is the working directory),
 /// or `None` when the root is elsewhere and paths stay root-relative.
 fn base_dir(root: &Path) -> String {

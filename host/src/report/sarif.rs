@@ -21,7 +21,6 @@ use serde_sarif::sarif::{
     PhysicalLocation, PropertyBag, Region, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif, Tool,
     ToolComponent,
 };
-use sha2::{Digest, Sha256};
 
 use super::{Location, Places, details};
 use crate::assertion::Status;
@@ -72,15 +71,7 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             _ => format!("{}: {}", assertion.id, details(outcome)),
         };
         let places = places.locations(assertion, outcome);
-        let mut fingerprint = Sha256::new();
-        fingerprint.update(assertion.id.as_bytes());
-        for e in &outcome.evidence {
-            fingerprint.update([0]);
-            fingerprint.update(e.path.as_bytes());
-            fingerprint.update([0]);
-            fingerprint.update(e.text.as_bytes());
-        }
-        let fingerprints = BTreeMap::from([(FINGERPRINT_KEY.to_string(), format!("{:x}", fingerprint.finalize()))]);
+        let fingerprints = BTreeMap::from([(FINGERPRINT_KEY.to_string(), super::fingerprint(assertion, outcome))]);
         results.push(
             SarifResult::builder()
                 .rule_id(assertion.id.as_str())

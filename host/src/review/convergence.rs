@@ -416,7 +416,8 @@ impl<'a> Convergence<'a> {
         if !after_fix {
             self.enter(state, Phase::Run)?;
         }
-        let options = RunOptions { file: self.file.clone(), root: self.root.to_path_buf(), write: true, shard: None };
+        let options =
+            RunOptions { file: self.file.clone(), root: self.root.to_path_buf(), write: true, shard: None, only: None };
         let report = self.runner.run(&options)?;
         let c = report.confidence;
         self.workspace.event(&Event::AssertionsRun {
