@@ -111,6 +111,13 @@ fn sarif_validates_against_the_2_1_0_schema_with_what_github_requires() {
     assert_eq!(f1["level"], "error");
     assert_eq!(f1["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/a.rs");
     assert_eq!(f1["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+    // The assertion that found it is a related location: its own line in the file.
+    let related = &f1["relatedLocations"][0];
+    assert_eq!(related["physicalLocation"]["artifactLocation"]["uri"], "review-assertions.json", "{f1}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text.lines().position(|l| l.contains(r#""id": "F-1""#)).unwrap() + 1;
+    assert_eq!(related["physicalLocation"]["region"]["startLine"], line, "{f1}");
+    assert_eq!(related["message"]["text"], "the assertion F-1");
     // Without evidence, a result points at its assertion in the assertions file.
     let f2 = by_rule("F-2");
     assert_eq!(f2["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "review-assertions.json");

@@ -130,7 +130,12 @@ impl<'r> Places<'r> {
         if !found.is_empty() {
             return found;
         }
-        vec![Location { path: self.file.clone(), line: self.lines.get(&assertion.id).copied() }]
+        vec![self.assertion(assertion)]
+    }
+
+    /// The assertion itself: its own line in the assertions file.
+    pub fn assertion(&self, assertion: &Assertion) -> Location {
+        Location { path: self.file.clone(), line: self.lines.get(&assertion.id).copied() }
     }
 
     /// The report these places are for.

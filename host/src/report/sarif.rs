@@ -70,7 +70,19 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             Status::Error => format!("{}: could not be evaluated: {}", assertion.id, details(outcome)),
             _ => format!("{}: {}", assertion.id, details(outcome)),
         };
-        let places = places.locations(assertion, outcome);
+        let at = places.locations(assertion, outcome);
+        // The evidence (the code) is where the alert is; the assertion that found it is
+        // a related location, so the alert can be traced to its check.
+        let own = places.assertion(assertion);
+        let related: Vec<SarifLocation> = match at.first() {
+            Some(first) if *first != own => vec![SarifLocation {
+                id: Some(1),
+                message: Some(Message::builder().text(format!("the assertion {}", assertion.id)).build()),
+                ..location(&own)
+            }],
+            _ => Vec::new(),
+        };
+        let places = at;
         let fingerprints = BTreeMap::from([(FINGERPRINT_KEY.to_string(), super::fingerprint(assertion, outcome))]);
         results.push(
             SarifResult::builder()
@@ -79,6 +91,7 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
                 .level(level)
                 .message(Message::builder().text(text).build())
                 .locations(places.iter().take(10).map(location).collect::<Vec<_>>())
+                .related_locations(related)
                 .partial_fingerprints(fingerprints)
                 .build(),
         );
