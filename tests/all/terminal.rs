@@ -323,3 +323,40 @@ fn every_help_example_runs() {
     }
     assert!(ran >= 31, "{ran} examples");
 }
+
+/// `--color always|never` overrides the terminal test, on any subcommand.
+#[test]
+fn color_always_and_never_override_the_terminal_test() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/basic/assertions.json");
+    let root = file.parent().unwrap();
+    let text = |color: &str| {
+        let out = reviewhost()
+            .env_remove("NO_COLOR")
+            .args(["--color", color, "run"])
+            .arg(&file)
+            .arg("--root")
+            .arg(root)
+            .arg("--no-write")
+            .output()
+            .unwrap();
+        stdout(&out)
+    };
+    assert!(text("always").contains("\x1b["), "a pipe gets colour when asked");
+    assert!(!text("never").contains("\x1b["));
+    assert!(!text("auto").contains("\x1b["), "a pipe gets none by default");
+}
+
+/// `reviewhost man` prints the man page from the same definitions as --help.
+#[test]
+fn the_man_page_is_generated_from_the_commands() {
+    let out = reviewhost().arg("man").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let page = stdout(&out);
+    assert!(
+        page.contains(".TH reviewhost 1") && page.contains(".SH NAME") && page.contains(".SH SUBCOMMANDS"),
+        "{page}"
+    );
+    for subcommand in ["run", "review", "plan", "plan\\-review", "plan\\-gate", "fix\\-review", "merge"] {
+        assert!(page.contains(&format!("reviewhost\\-{subcommand}")), "{subcommand} missing from the man page");
+    }
+}

@@ -40,6 +40,16 @@ use exit::Exit;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour on stdout: auto (a terminal, without NO_COLOR), always or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +86,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Print the man page (roff), generated from the same definitions as --help.
+    Man,
 }
 
 #[derive(clap::Args)]
@@ -103,6 +115,12 @@ fn main() -> ExitCode {
     );
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    match cli.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    }
+    .write_global();
     let result = match cli.command {
         Command::Run(args) => run::run(args, matches.subcommand_matches("run").expect("the run subcommand")),
         Command::Lint(args) => lint::lint(args),
@@ -119,6 +137,11 @@ fn main() -> ExitCode {
         Command::Agents(args) => agents::agents(&args),
         Command::Init(args) => init::init(&args),
         Command::Mcp(args) => mcp::mcp(&args),
+        Command::Man => match clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout()) {
+            // A reader that went away (`| head`) is not a failure.
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+            _ => Ok(Exit::Clean),
+        },
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "reviewhost", &mut std::io::stdout());
             Ok(Exit::Clean)
