@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{read_assertions, reviewhost, stderr, stdout};
+use crate::support::{git, read_assertions, reviewhost, stderr, stdout};
 
 /// One of the two CLIs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -274,16 +274,6 @@ impl Setup {
         }
         text
     }
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// The implementer's turns that remove the TODO from src/lib.rs with the CLI's own

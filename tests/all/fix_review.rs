@@ -4,7 +4,7 @@
 //! repositories.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -17,17 +17,6 @@ impl std::ops::Deref for Repo {
     fn deref(&self) -> &Scripted {
         &self.0
     }
-}
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-    stdout(&out)
 }
 
 /// A git repository with `src/lib.rs` committed, and the agents played by `script`

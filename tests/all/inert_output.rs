@@ -9,7 +9,7 @@
 //! evidence path that leaves the root once percent-decoded.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -209,13 +209,7 @@ fn review_repository(script: Value) -> ReviewRepository {
     let config_path = dir.path().join("reviewhost.toml");
     std::fs::write(&config_path, config).unwrap();
     for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-qm", "init"]] {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(&root)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        git(&root, args);
     }
     ReviewRepository { _dir: dir, root, config: config_path }
 }

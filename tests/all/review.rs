@@ -7,7 +7,7 @@
 //! directory (`tests/all/repo_trust.rs` covers what happens without the flag).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -17,12 +17,6 @@ struct Repo {
     _dir: tempfile::TempDir,
     root: PathBuf,
     script: PathBuf,
-}
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").args(args).current_dir(root).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-    stdout(&out)
 }
 
 /// A git repository with one open problem (a TODO in src/lib.rs), a reviewhost.toml

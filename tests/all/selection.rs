@@ -2,7 +2,7 @@
 //! accepting known failures (`--baseline`, `--update-baseline`).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -16,11 +16,8 @@ fn repository() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/a.rs"), "fn main() {}\n// TODO: later\n").unwrap();
     std::fs::write(root.join("README.md"), "# x\n").unwrap();
-    for args in
-        [&["init", "-q"][..], &["add", "-A"], &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]]
-    {
-        let out = Command::new("git").args(args).current_dir(&root).output().unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
+    for args in [&["init", "-q"][..], &["add", "-A"], &["commit", "-qm", "x"]] {
+        git(&root, args);
     }
     let file = assertions_file(
         dir.path(),

@@ -55,6 +55,19 @@ pub fn sha256(path: &Path) -> String {
     format!("{:x}", Sha256::digest(std::fs::read(path).unwrap()))
 }
 
+/// Runs `git ARGS` in `root` with a committer identity of its own; returns stdout and
+/// fails the test on a non-zero exit.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
 /// Writes an assertions file holding `assertions` (a JSON array) into `dir`.
 pub fn assertions_file(dir: &Path, assertions: serde_json::Value) -> PathBuf {
     let path = dir.join("review-assertions.json");

@@ -244,13 +244,7 @@ fn every_help_example_runs() {
 
     // A git repository on `main` (`run --changed-since HEAD`, `fix-review --since`).
     for args in [&["init", "-q", "-b", "main"][..], &["add", "-A"], &["commit", "-qm", "start"]] {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(here)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        git(here, args);
     }
 
     let bin = Path::new(env!("CARGO_BIN_EXE_reviewhost")).parent().unwrap();
@@ -269,6 +263,8 @@ fn every_help_example_runs() {
         "plan",
         "fix-review",
         "plan-review",
+        "plan-gate",
+        "merge",
     ] {
         if subcommand == "merge" {
             // The shards' JSON reports the examples merge.
@@ -288,13 +284,7 @@ fn every_help_example_runs() {
             std::fs::write(here.join("round-2-findings.json"), r#"{"findings": [{"id": "QA-1", "description": "d"}]}"#)
                 .unwrap();
             for args in [&["add", "-A"][..], &["commit", "-qm", "examples"]] {
-                let out = Command::new("git")
-                    .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                    .args(args)
-                    .current_dir(here)
-                    .output()
-                    .unwrap();
-                assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+                git(here, args);
             }
         }
         for example in examples(subcommand) {
@@ -321,7 +311,7 @@ fn every_help_example_runs() {
             ran += 1;
         }
     }
-    assert!(ran >= 31, "{ran} examples");
+    assert!(ran >= 35, "{ran} examples");
 }
 
 /// `--color always|never` overrides the terminal test, on any subcommand.
