@@ -54,5 +54,11 @@ pub mod trust;
 pub mod workspace;
 
 pub use convergence::{ReviewOptions, ReviewOutcome, review};
+
+/// SHA-256 of `text`, hex: what a saved or approved plan records of its content.
+pub(crate) fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(text.as_bytes()))
+}
 pub use error::{AbortCause, ReviewError};
 pub use state::EndState;

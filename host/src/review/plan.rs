@@ -21,7 +21,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::agent::{AgentError, Agents, Config};
 use super::contract::{self, ContractError, ContractSpec, Judgement};
@@ -481,15 +480,11 @@ fn save_plan(workspace: &Workspace, state: &PlanState, end: PlanEnd) -> Result<O
         generated_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         end_state: end.as_str(),
         phases_run: state.accepted.len(),
-        sha256: hex(&Sha256::digest(body.as_bytes())),
+        sha256: super::sha256_hex(&body),
         request: &state.request,
     };
     let yaml = serde_yaml_ng::to_string(&front).expect("the front matter serializes");
     Ok(Some(workspace.save(PLAN_FILE, &format!("---\n{yaml}---\n{body}"))?))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether `path` holds a saved plan whose body still has the digest its front matter
@@ -498,7 +493,7 @@ pub fn verify_saved(path: &Path) -> Result<bool, std::io::Error> {
     let text = std::fs::read_to_string(path)?;
     let Some(rest) = text.strip_prefix("---\n") else { return Ok(false) };
     let Some((front, body)) = rest.split_once("\n---\n") else { return Ok(false) };
-    let digest = hex(&Sha256::digest(body.as_bytes()));
+    let digest = super::sha256_hex(body);
     Ok(front.lines().any(|line| line.trim() == format!("sha256: {digest}")))
 }
 

@@ -29,7 +29,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::agent::{Agents, Config};
 use super::contract;
@@ -39,6 +38,7 @@ use super::event::Event;
 use super::gate::{Gate, Rejection};
 use super::plan_validator;
 use super::prompt::Prompt;
+use super::sha256_hex;
 use super::workspace::Workspace;
 use crate::report::inert;
 use crate::run::Runner;
@@ -361,10 +361,6 @@ fn plan_name(root: &Path, plan: &Path) -> Result<String, ReviewError> {
         return Err(stopped(&plan.display().to_string(), "the path must stay inside the root (no `..`)"));
     }
     Ok(relative.to_string_lossy().into_owned())
-}
-
-fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 struct PlanGate<'a> {

@@ -36,6 +36,7 @@ use super::error::{AbortCause, ReviewError};
 use super::event::Event;
 use super::gate::Rejection;
 use super::prompt::Prompt;
+use super::sha256_hex;
 use super::workspace::Workspace;
 use crate::report::inert;
 use crate::run::Runner;
@@ -289,10 +290,6 @@ fn read_plan(root: &Path, plan: &Path) -> Result<(String, String), PlanReviewErr
     }
     let text = std::fs::read_to_string(&canonical).map_err(|e| error(e.to_string()))?;
     Ok((name, text))
-}
-
-fn sha256_hex(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A plan's front matter as JSON (`{}` when it has none or it does not parse).
