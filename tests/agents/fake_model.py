@@ -107,25 +107,23 @@ def system_text(api, body):
         return system or ""
     # Codex sends `instructions` and/or puts them (model_instructions_file, AGENTS.md,
     # skills) in "developer" messages of `input`.
-    parts = [body.get("instructions") or ""]
-    for item in body.get("input") or []:
-        if isinstance(item, dict) and item.get("role") in ("developer", "system"):
-            content = item.get("content")
-            if isinstance(content, str):
-                parts.append(content)
-            elif isinstance(content, list):
-                parts.extend(c.get("text", "") for c in content if isinstance(c, dict))
-    return "\n".join(p for p in parts if p)
+    instructions = body.get("instructions") or ""
+    return "\n".join(p for p in [instructions, messages_text(body.get("input"), ("developer", "system"))] if p)
 
 
 def user_text(api, body):
     """The text of a request's user messages, as one string."""
     if not isinstance(body, dict):
         return ""
-    items = body.get("messages" if api == "anthropic" else "input") or []
+    return messages_text(body.get("messages" if api == "anthropic" else "input"), ("user",))
+
+
+def messages_text(items, roles):
+    """The text of the messages in `items` whose role is one of `roles` (a message's
+    content is a string or a list of blocks with `text`)."""
     parts = []
     for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict) or item.get("role") != "user":
+        if not isinstance(item, dict) or item.get("role") not in roles:
             continue
         content = item.get("content")
         if isinstance(content, str):
