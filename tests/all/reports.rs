@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::support::*;
 
 /// A repository whose assertions end in every status: P-1 passes; F-1 fails with a
-/// grep hit as evidence (src/a.rs line 2); F-2 fails without evidence; E-1 cannot be
+/// grep hit in one file as evidence (src/a.rs line 2); F-2 fails without evidence; E-1 cannot be
 /// evaluated. Descriptions carry the characters that need escaping.
 fn repository() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -23,7 +23,7 @@ fn repository() -> (tempfile::TempDir, PathBuf) {
         json!([
             {"id": "P-1", "type": "file_exists", "description": "readme exists", "path": "README.md"},
             {"id": "F-1", "type": "grep_not_match", "description": "no TODO: in src, 100% <done>",
-             "command": "grep -rn TODO src"},
+             "command": "grep -n TODO src/a.rs"},
             {"id": "F-2", "type": "file_exists", "description": "a missing file", "path": "missing.txt"},
             {"id": "E-1", "type": "frobnicate", "description": "unknown type"}
         ]),
@@ -130,6 +130,79 @@ fn sarif_validates_against_the_2_1_0_schema_with_what_github_requires() {
     let again = run_in(dir.path(), &file, &["--format", "sarif", "--no-write"]);
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["runs"][0]["results"][0]["partialFingerprints"], results[0]["partialFingerprints"]);
+}
+
+/// The schema in `tests/fixtures/NAME`, compiled.
+fn fixture_schema(name: &str) -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
+    let schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn schema_errors(validator: &jsonschema::Validator, doc: &Value) -> Vec<String> {
+    validator.iter_errors(doc).map(|e| format!("{}: {e}", e.instance_path())).collect()
+}
+
+#[test]
+fn gitlab_code_quality_validates_and_points_at_the_code() {
+    let (dir, file) = repository();
+    let out =
+        run_in(dir.path(), &file, &["--format", "codequality", "-o", "gl-code-quality-report.json", "--no-write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("gl-code-quality-report.json")).unwrap()).unwrap();
+    let validator = fixture_schema("gitlab-codequality.schema.json");
+    let errors = schema_errors(&validator, &report);
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The schema is not vacuous: a path-less issue and an unknown severity are refused.
+    assert!(!validator.is_valid(&json!([{"description": "d", "check_name": "c", "fingerprint": "f",
+        "severity": "error", "location": {"lines": {"begin": 1}}}])));
+
+    let issues = report.as_array().unwrap();
+    let ids: Vec<&str> = issues.iter().map(|i| i["check_name"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["F-1", "F-2", "E-1"], "one issue per assertion that did not pass");
+    let by_id = |id: &str| issues.iter().find(|i| i["check_name"] == id).unwrap();
+    let f1 = by_id("F-1");
+    assert_eq!(
+        (f1["severity"].as_str(), &f1["location"]["path"], &f1["location"]["lines"]["begin"]),
+        (Some("major"), &json!("src/a.rs"), &json!(2)),
+        "{f1}"
+    );
+    assert!(f1["description"].as_str().unwrap().contains("src/a.rs:2: // TODO: 100%, really"), "{f1}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text.lines().position(|l| l.contains(r#""id": "F-2""#)).unwrap() + 1;
+    assert_eq!(by_id("F-2")["location"], json!({"path": "review-assertions.json", "lines": {"begin": line}}));
+    assert_eq!(by_id("E-1")["severity"], "minor");
+    // GitLab tells new findings from existing ones by fingerprint: unique, and stable.
+    let mut prints: Vec<&str> = issues.iter().map(|i| i["fingerprint"].as_str().unwrap()).collect();
+    prints.dedup();
+    assert_eq!(prints.len(), 3);
+    let again = run_in(dir.path(), &file, &["--format", "codequality", "--no-write"]);
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again[0]["fingerprint"], issues[0]["fingerprint"]);
+}
+
+#[test]
+fn reviewdog_rdjson_validates_and_points_at_the_code() {
+    let (dir, file) = repository();
+    let out = run_in(dir.path(), &file, &["--format", "rdjson", "--no-write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let validator = fixture_schema("rdjson-DiagnosticResult.jsonschema");
+    let errors = schema_errors(&validator, &report);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(!validator.is_valid(&json!({"diagnostics": [{"location": {"range": {"start": {"line": "two"}}}}]})));
+
+    assert_eq!(report["source"]["name"], "reviewhost");
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let codes: Vec<&str> = diagnostics.iter().map(|d| d["code"]["value"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["F-1", "F-2", "E-1"]);
+    let f1 = &diagnostics[0];
+    assert_eq!(f1["location"], json!({"path": "src/a.rs", "range": {"start": {"line": 2}}}));
+    assert_eq!(f1["severity"], "ERROR");
+    assert!(f1["original_output"].as_str().unwrap().contains("src/a.rs:2: // TODO: 100%, really"), "{f1}");
+    assert_eq!(diagnostics[1]["location"]["path"], "review-assertions.json");
+    assert_eq!(diagnostics[2]["severity"], "WARNING");
 }
 
 /// Replaces every `"pattern": from` in `schema`; returns how many.
@@ -365,6 +438,10 @@ fn shards_merge_into_the_report_of_the_whole_run() {
         "-o",
         "merged.xml",
         "--format",
+        "codequality",
+        "-o",
+        "gl-code-quality-report.json",
+        "--format",
         "sarif",
     ]);
     let out = merge(&args);
@@ -386,6 +463,8 @@ fn shards_merge_into_the_report_of_the_whole_run() {
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 4);
     assert!(std::fs::read_to_string(dir.path().join("merged.xml")).unwrap().contains(r#"tests="12""#));
+    // GitLab's recipe: the shards' JSON merged into one Code Quality report.
+    assert_eq!(read("gl-code-quality-report.json").as_array().unwrap().len(), 4);
     // A shard merged twice, or a report of another file, is refused.
     let twice = merge(&[shards[0].as_str(), shards[0].as_str()]);
     assert_eq!(twice.status.code(), Some(2));

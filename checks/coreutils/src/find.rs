@@ -591,8 +591,13 @@ mod tests {
         std::fs::write(dir.path().join("keys").join(name), "secret").unwrap();
         std::fs::write(dir.path().join("keys/readme.txt"), "").unwrap();
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let mut io =
-            Io { stdin: b"", stdout: &mut stdout, stderr: &mut stderr, stdout_limit: reviewhost_tool::NO_LIMIT };
+        let mut io = Io {
+            stdin: b"",
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+            stdout_limit: reviewhost_tool::NO_LIMIT,
+            unnamed_file: None,
+        };
         let args: Vec<String> = [".", "-name", "*.pem"].map(String::from).to_vec();
         let status = find(&args, &Ctx::new(dir.path()), &mut io);
         let stderr = String::from_utf8_lossy(&stderr);

@@ -594,8 +594,13 @@ fn run_ours(case: &Case, dir: &Path) -> (Vec<u8>, Vec<u8>, i32) {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let status = {
-        let mut io =
-            Io { stdin: case.stdin.as_bytes(), stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT };
+        let mut io = Io {
+            stdin: case.stdin.as_bytes(),
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+            stdout_limit: NO_LIMIT,
+            unnamed_file: None,
+        };
         program(&args, &ctx, &mut io)
     };
     (stdout, stderr, status)
@@ -669,8 +674,11 @@ fn fifo_is_refused_without_blocking() {
             _ => vec!["pipe".into()],
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let status =
-            program(&args, &ctx, &mut Io { stdin: b"", stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT });
+        let status = program(
+            &args,
+            &ctx,
+            &mut Io { stdin: b"", stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT, unnamed_file: None },
+        );
         assert_ne!(status, 0, "{tool} on a FIFO must fail");
         let err = String::from_utf8_lossy(&err);
         assert!(err.contains("Is a FIFO"), "{tool}: {err}");
@@ -723,7 +731,13 @@ fn odd_arguments_do_not_panic() {
             let _ = program(
                 &args,
                 &ctx,
-                &mut Io { stdin: b"x\n\xff\n", stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT },
+                &mut Io {
+                    stdin: b"x\n\xff\n",
+                    stdout: &mut out,
+                    stderr: &mut err,
+                    stdout_limit: NO_LIMIT,
+                    unnamed_file: None,
+                },
             );
         }
     }

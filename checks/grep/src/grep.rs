@@ -525,6 +525,13 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
             g.out_file = g.o.with_filename.unwrap_or(several);
             g.operand(op, several);
         }
+        if let [op] = operands.as_slice()
+            && !g.out_file
+            && op != "-"
+            && fs::metadata(ctx.real(op)).is_ok_and(|m| m.is_file())
+        {
+            g.io.unnamed_file = Some(ctx.virtual_path(op));
+        }
     }
     if g.o.quiet && g.matched {
         return 0;

@@ -523,6 +523,9 @@ impl Rg<'_, '_> {
         let single_file =
             operands.len() == 1 && std::fs::metadata(self.ctx.real(&operands[0])).is_ok_and(|m| m.is_file());
         let with_name = self.o.with_filename.unwrap_or(!single_file);
+        if single_file && !with_name {
+            self.io.unnamed_file = Some(self.ctx.virtual_path(&operands[0]));
+        }
         let filters = !self.o.no_ignore;
         let walk_filters = Filters {
             hidden: !self.o.hidden,

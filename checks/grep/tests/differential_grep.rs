@@ -278,7 +278,8 @@ fn real(dir: &Path, c: &Case) -> Outcome {
 fn ours(dir: &Path, c: &Case) -> Outcome {
     let ctx = Ctx::new(dir);
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let mut io = Io { stdin: &c.stdin, stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT };
+    let mut io =
+        Io { stdin: &c.stdin, stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT, unnamed_file: None };
     let status = reviewhost_grep::grep(&c.args, &ctx, &mut io);
     Outcome { status, stdout, stderr }
 }
@@ -357,7 +358,8 @@ fn special_files_are_never_opened() {
     assert!(err.starts_with("grep: d/pipe: "), "{err}");
     let mut io_out = Vec::new();
     let mut io_err = Vec::new();
-    let mut io = Io { stdin: b"", stdout: &mut io_out, stderr: &mut io_err, stdout_limit: NO_LIMIT };
+    let mut io =
+        Io { stdin: b"", stdout: &mut io_out, stderr: &mut io_err, stdout_limit: NO_LIMIT, unnamed_file: None };
     assert_eq!(reviewhost_grep::rg(&["foo".to_string()], &Ctx::new(dir.path()), &mut io), 0);
     assert_eq!(io_out, b"d/a.txt:foo\n");
 }
@@ -409,11 +411,11 @@ fn odd_patterns_never_panic() {
             args.push("-e".into());
             args.push(p.to_string());
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT };
+            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT, unnamed_file: None };
             let status = reviewhost_grep::grep(&args, &Ctx::new("/nonexistent"), &mut io);
             assert!((0..=2).contains(&status), "{args:?}");
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT };
+            let mut io = Io { stdin, stdout: &mut out, stderr: &mut err, stdout_limit: NO_LIMIT, unnamed_file: None };
             let status = reviewhost_grep::rg(&args, &Ctx::new("/nonexistent"), &mut io);
             assert!((0..=2).contains(&status), "rg {args:?}");
         }
@@ -451,7 +453,7 @@ fn a_limited_reader_gets_a_prefix_and_the_same_status() {
     let run = |args: &[&str], stdout_limit: usize| {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let mut io = Io { stdin: b"", stdout: &mut stdout, stderr: &mut stderr, stdout_limit };
+        let mut io = Io { stdin: b"", stdout: &mut stdout, stderr: &mut stderr, stdout_limit, unnamed_file: None };
         let status = reviewhost_grep::grep(&args, &Ctx::new(root), &mut io);
         (status, stdout, stderr)
     };

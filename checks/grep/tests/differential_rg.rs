@@ -196,7 +196,7 @@ fn rg_matches_ripgrep() {
         let want = child.wait_with_output().expect("wait for rg");
         let ctx = Ctx::new(dir.path());
         let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-        let mut io = Io { stdin, stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT };
+        let mut io = Io { stdin, stdout: &mut stdout, stderr: &mut stderr, stdout_limit: NO_LIMIT, unnamed_file: None };
         let status = reviewhost_grep::rg(args, &ctx, &mut io);
         let want_status = want.status.code().unwrap_or(-1);
         if !want.stdout.is_empty() {

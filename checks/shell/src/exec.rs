@@ -57,20 +57,36 @@ pub struct Run {
     pub trouble: Vec<Trouble>,
     /// Every program invoked, by name, in order (for diagnostics).
     pub programs: Vec<String>,
+    /// The file whose lines are the script's stdout, when exactly one command wrote to it
+    /// and that command printed one file's lines without naming it ([`Io::unnamed_file`]).
+    pub unnamed_file: Option<String>,
 }
 
 /// Runs `script` with `ctx` as the filesystem view and `lookup` for programs.
 /// `stdout_limit` is how much of the script's stdout the caller reads
 /// ([`Io::stdout_limit`]); programs whose output goes straight there get it.
 pub fn run(script: &Script, ctx: Ctx, lookup: Lookup, stdout_limit: usize) -> Run {
-    let mut shell =
-        Shell { ctx, lookup, last_status: 0, trouble: Vec::new(), programs: Vec::new(), stdout_limit, to_final: true };
+    let mut shell = Shell {
+        ctx,
+        lookup,
+        last_status: 0,
+        trouble: Vec::new(),
+        programs: Vec::new(),
+        stdout_limit,
+        to_final: true,
+        unnamed_file: None,
+        final_writers: Vec::new(),
+    };
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
     let status = match shell.script(script, &[], &mut stdout, &mut stderr) {
         Flow::Next(s) | Flow::Exit(s) => s,
     };
-    Run { status, stdout, stderr, trouble: shell.trouble, programs: shell.programs }
+    let unnamed_file = match shell.final_writers.as_mut_slice() {
+        [only] => only.take(),
+        _ => None,
+    };
+    Run { status, stdout, stderr, trouble: shell.trouble, programs: shell.programs, unnamed_file }
 }
 
 /// Appends `bytes` to `to`, moving rather than copying when `to` is still empty (the
@@ -109,6 +125,10 @@ struct Shell {
     /// Whether the stdout of the command running now ends in the script's stdout (not in
     /// a pipe, a substitution or a redirection).
     to_final: bool,
+    /// [`Io::unnamed_file`] of the program that ran last.
+    unnamed_file: Option<String>,
+    /// For each command that wrote to the script's stdout, its [`Io::unnamed_file`].
+    final_writers: Vec<Option<String>>,
 }
 
 /// Where a file descriptor's writes go.
@@ -305,6 +325,16 @@ impl Shell {
     }
 
     fn simple(&mut self, words: &[Word], stdin: &[u8], out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let before = out.len();
+        let flow = self.invoke(words, stdin, out, err);
+        let unnamed_file = self.unnamed_file.take();
+        if self.to_final && out.len() > before {
+            self.final_writers.push(unnamed_file);
+        }
+        flow
+    }
+
+    fn invoke(&mut self, words: &[Word], stdin: &[u8], out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
         let argv = self.expand(words, err);
         let Some((name, args)) = argv.split_first() else {
             return Flow::Next(0);
@@ -334,7 +364,9 @@ impl Shell {
         };
         let mut own_err = Vec::new();
         let stdout_limit = if self.to_final { self.stdout_limit } else { NO_LIMIT };
-        let status = program(args, &self.ctx, &mut Io { stdin, stdout: out, stderr: &mut own_err, stdout_limit });
+        let mut io = Io { stdin, stdout: out, stderr: &mut own_err, stdout_limit, unnamed_file: None };
+        let status = program(args, &self.ctx, &mut io);
+        self.unnamed_file = io.unnamed_file.take();
         let grep_family = matches!(name.as_str(), "grep" | "egrep" | "fgrep" | "rg");
         let failed = if grep_family { status >= 2 } else { status != 0 && !own_err.is_empty() };
         if failed {

@@ -91,7 +91,7 @@ pub fn judge(rule: &Rule, run: &Run, notes: &[String]) -> Result<Verdict, String
             }
         }
     };
-    Ok(with_notes(with_evidence(verdict, &run.stdout), notes))
+    Ok(with_notes(with_evidence(verdict, &run.stdout, run.unnamed_file.as_deref()), notes))
 }
 
 /// Whether `bytes`, decoded as (lossy) UTF-8, is only whitespace: what `trim` would
@@ -133,22 +133,39 @@ fn quote(parts: &[&[u8]]) -> String {
 /// Most evidence entries taken from grep-style output.
 const MAX_EVIDENCE: usize = 50;
 
-/// `path:line:text` lines of the output (grep -n, rg -n) become evidence.
-fn with_evidence(mut verdict: Verdict, stdout: &[u8]) -> Verdict {
+/// `path:line:text` lines of the output (grep -n, rg -n) become evidence. When the
+/// output is one file's lines without its name (`grep -n X a.txt`), `unnamed_file` names
+/// it: `line:text` lines, or every line without `-n`, are evidence in that file.
+fn with_evidence(mut verdict: Verdict, stdout: &[u8], unnamed_file: Option<&str>) -> Verdict {
     // The first lines only, each decoded on its own (`str::lines` on the whole output
     // would decode all of it first).
     let first = stdout.split(|&b| b == b'\n').take(MAX_EVIDENCE);
     for line in first.map(|line| String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line))) {
+        if let Some(file) = unnamed_file {
+            let file = file.trim_start_matches('/');
+            let numbered = line.split_once(':').and_then(|(n, rest)| Some((n.parse::<u32>().ok()?, rest)));
+            match numbered {
+                Some((number, rest)) => verdict = verdict.with_evidence(file, Some(number), excerpt(rest)),
+                None if !line.trim().is_empty() => verdict = verdict.with_evidence(file, None, excerpt(&line)),
+                None => {}
+            }
+            continue;
+        }
         let mut parts = line.splitn(3, ':');
         if let (Some(path), Some(number), Some(rest)) = (parts.next(), parts.next(), parts.next())
             && let Ok(number) = number.parse::<u32>()
             && !path.is_empty()
         {
             let path = path.trim_start_matches("./").trim_start_matches('/');
-            verdict = verdict.with_evidence(path, Some(number), rest.chars().take(200).collect::<String>());
+            verdict = verdict.with_evidence(path, Some(number), excerpt(rest));
         }
     }
     verdict
+}
+
+/// The start of a line quoted as evidence.
+fn excerpt(text: &str) -> String {
+    text.chars().take(200).collect()
 }
 
 /// Diagnostics go first, so the 500 characters the file keeps include them.
@@ -166,7 +183,7 @@ mod tests {
     use super::*;
 
     fn run(status: i32, stdout: &str, trouble: Vec<Trouble>) -> Run {
-        Run { status, stdout: stdout.into(), stderr: Vec::new(), trouble, programs: Vec::new() }
+        Run { status, stdout: stdout.into(), trouble, ..Run::default() }
     }
 
     fn failed() -> Trouble {

@@ -31,6 +31,10 @@ pub struct Io<'a> {
     /// printing tens of megabytes would otherwise spend its time, and the check's memory,
     /// on lines nobody reads.
     pub stdout_limit: usize,
+    /// Set by a program that printed the lines of one file without naming it (`grep -n X
+    /// a.txt`, `rg X a.txt`): that file's virtual path. Evidence then points at the file
+    /// the lines came from, which the output alone does not say.
+    pub unnamed_file: Option<String>,
 }
 
 /// [`Io::stdout_limit`] for a reader that needs all of stdout (a pipe, `$(...)`, a

@@ -1,6 +1,6 @@
 //! What a run prints or writes: the seed-compatible text summary, a JSON document, and
-//! the formats CI systems read natively (JUnit XML, SARIF 2.1.0, GitHub workflow
-//! commands).
+//! the formats CI systems and review bots read natively (JUnit XML, SARIF 2.1.0, GitHub
+//! workflow commands, GitLab Code Quality, reviewdog's rdjson).
 //!
 //! Every machine format points at source lines through [`locations`], which is where
 //! untrusted evidence paths are checked: a check cannot make an annotation or a code
@@ -8,11 +8,13 @@
 //! the annotations' text, Markdown) prints untrusted text through [`inert`], which
 //! escapes what would act on a terminal or a CI log.
 
+mod codequality;
 mod github;
 mod hook;
 mod inert;
 mod json;
 mod junit;
+mod rdjson;
 mod sarif;
 mod text;
 
@@ -42,6 +44,10 @@ pub enum Format {
     Sarif,
     /// The text report plus GitHub Actions annotations (`::error file=…`).
     Github,
+    /// GitLab Code Quality (`artifacts:reports:codequality`), for the merge request widget.
+    Codequality,
+    /// reviewdog's Diagnostic Format (`reviewdog -f=rdjson`), for review comments.
+    Rdjson,
     /// For an agent's hook (Claude Code): a short digest of what fails, on stderr, and
     /// exit status 2 (the one that blocks the agent) on failures.
     ClaudeHook,
@@ -55,6 +61,8 @@ impl Format {
             Format::Junit => "junit",
             Format::Sarif => "sarif",
             Format::Github => "github",
+            Format::Codequality => "codequality",
+            Format::Rdjson => "rdjson",
             Format::ClaudeHook => "claude-hook",
         }
     }
@@ -71,6 +79,8 @@ pub fn write(format: Format, report: &RunReport, style: &TextStyle, out: &mut dy
             text::write_text(report, style, out)?;
             github::write_annotations(report, out)
         }
+        Format::Codequality => codequality::write_codequality(report, out),
+        Format::Rdjson => rdjson::write_rdjson(report, out),
         Format::ClaudeHook => hook::write_digest(report, out),
     }
 }
