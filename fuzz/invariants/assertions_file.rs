@@ -5,7 +5,7 @@
 //! the write-back (non-blank, unique), and must name the file in every error, since that
 //! is all a user sees of a refused file.
 //!
-//! Shared by the stable test (`host/src/assertion/fuzz_tests.rs`) and the libFuzzer target
+//! Shared by the stable test (`src/assertion/fuzz_tests.rs`) and the libFuzzer target
 //! (`fuzz/fuzz_targets/assertions_file.rs`), which both include this file with `#[path]`.
 //! `crate::assertion` is the loader's module in the first and an import of
 //! `reviewhost::assertion` at the target's root in the second.

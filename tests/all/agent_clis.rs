@@ -49,7 +49,7 @@ impl Cli {
 }
 
 fn agents_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents")
 }
 
 /// The text in each embedded definition's system prompt that tells the fake server which
@@ -684,7 +684,7 @@ fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
 #[test]
 fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/review-loops/tugplug/tugplan-checklist-reconciliation.rev4.md");
+        .join("../shared/corpus/review-loops/tugplug/tugplan-checklist-reconciliation.rev4.md");
     let Ok(plan) = std::fs::read_to_string(&source) else {
         eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", source.display());
         return;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::components;
 use crate::support::*;
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/custom");
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/custom");
 
 /// The built components, under the names `examples/custom/assertions.json` uses.
 const COMPONENTS: [(&str, &str); 3] = [

@@ -15,6 +15,6 @@ const ITERATIONS: usize = 20_000;
 
 #[test]
 fn the_parse_gate_for_agent_answers() {
-    let seeds = mutation_loop::seeds(&[mutation_loop::seed_dir(env!("CARGO_MANIFEST_DIR"), 1, "agent_answer")]);
+    let seeds = mutation_loop::seeds(&[mutation_loop::seed_dir(env!("CARGO_MANIFEST_DIR"), 0, "agent_answer")]);
     mutation_loop::run("agent_answer", ITERATIONS, seeds, invariant::check);
 }

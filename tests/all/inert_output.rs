@@ -198,7 +198,7 @@ fn review_repository(script: Value) -> ReviewRepository {
     let root = dir.path().join("repo");
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/lib.rs"), "// TODO: \u{1b}]52;c;ZXZpbA==\u{7}\n::error file=x::forged\n").unwrap();
-    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
+    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/scripted_agent.py");
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let config = format!(

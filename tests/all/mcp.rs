@@ -184,7 +184,7 @@ fn calls_inside_a_review_are_events() {
 #[test]
 fn commands_a_read_only_policy_denies_change_nothing() {
     let cases =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/review-loops/plansmith/pretooluse-cases.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/review-loops/plansmith/pretooluse-cases.json");
     let Ok(text) = std::fs::read_to_string(&cases) else {
         eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", cases.display());
         return;

@@ -30,8 +30,7 @@ fn describe(step: &Step) -> (&'static str, String) {
 
 #[test]
 fn the_plansmith_phase_cases_are_judged_by_the_embedded_contracts() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/review-loops/plansmith/phase-cases.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/review-loops/plansmith/phase-cases.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", path.display());
         return;

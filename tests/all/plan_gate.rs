@@ -262,7 +262,7 @@ fn three_overviewer_revise_rounds_escalate_and_on_escalate_answers() {
 #[test]
 fn a_contradictory_example_is_recomputed_to_revise() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/review-loops/tugplug/contract-examples/overviewer-agent-example-2.json");
+        .join("../shared/corpus/review-loops/tugplug/contract-examples/overviewer-agent-example-2.json");
     let Ok(text) = std::fs::read_to_string(&example) else {
         eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", example.display());
         return;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::support::*;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/review-loops/yolo");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/review-loops/yolo");
     if dir.exists() {
         Some(dir)
     } else {

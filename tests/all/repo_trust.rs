@@ -48,7 +48,7 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 fn scripted_agent() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/scripted_agent.py")
 }
 
 /// An analyst answer with nothing open.

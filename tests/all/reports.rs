@@ -53,7 +53,7 @@ fn junit_validates_against_the_xsd_and_carries_each_outcome() {
     assert!(stdout(&out).contains("Confidence: 25% (1/4 assertions passing)"), "{}", stdout(&out));
 
     let report = dir.path().join("junit.xml");
-    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/junit.xsd");
+    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit.xsd");
     let lint = Command::new(xmllint()).arg("--noout").arg("--schema").arg(&xsd).arg(&report).output().unwrap();
     assert!(lint.status.success(), "{}\n{}", stderr(&lint), std::fs::read_to_string(&report).unwrap());
 
@@ -79,7 +79,7 @@ fn sarif_validates_against_the_2_1_0_schema_with_what_github_requires() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let sarif: Value = serde_json::from_slice(&std::fs::read(dir.path().join("review.sarif")).unwrap()).unwrap();
 
-    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/sarif-schema-2.1.0.json");
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif-schema-2.1.0.json");
     let mut schema: Value = serde_json::from_slice(&std::fs::read(schema_path).unwrap()).unwrap();
     // The published schema's language-tag patterns (`run.language`,
     // `toolComponent.language`) have a stray `]` (`^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`)
@@ -134,7 +134,7 @@ fn sarif_validates_against_the_2_1_0_schema_with_what_github_requires() {
 
 /// The schema in `tests/fixtures/NAME`, compiled.
 fn fixture_schema(name: &str) -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
     let schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -346,9 +346,15 @@ fn schema_is_printed_and_validate_lists_every_problem() {
     let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(schema["$schema"].as_str().unwrap().contains("json-schema.org"), "{schema}");
     assert!(jsonschema::meta::is_valid(&schema), "the schema is itself a valid JSON Schema");
+    // Its `$id` resolves: the repository keeps the printed schema where the `$id` points.
+    let id = schema["$id"].as_str().unwrap();
+    let path = reviewhost::assertion::schema::SCHEMA_PATH;
+    assert!(id.ends_with(&format!("/raw/v{}/{path}", env!("CARGO_PKG_VERSION"))), "{id}");
+    let kept = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    assert!(kept == out.stdout, "{path} is not what `reviewhost schema` prints: run `reviewhost schema > {path}`");
 
     // Every bundled example conforms, by the printed schema and by `validate`.
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let validator = jsonschema::validator_for(&schema).unwrap();
     for example in ["basic/assertions.json", "custom/assertions.json"] {
         let path = examples.join(example);
@@ -537,4 +543,20 @@ fn the_claude_hook_format_blocks_on_failures_once() {
         .output()
         .unwrap();
     assert_eq!(broken.status.code(), Some(1), "a broken setup does not trap the agent: {}", stderr(&broken));
+}
+
+#[test]
+fn validate_takes_several_files_and_says_each_error_once() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let (basic, custom) = (examples.join("basic/assertions.json"), examples.join("custom/assertions.json"));
+    let out = reviewhost().arg("validate").arg(&basic).arg(&custom).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(stdout(&out).matches(": valid\n").count(), 2, "{}", stdout(&out));
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.json");
+    let out = reviewhost().arg("validate").arg(&basic).arg(&missing).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("missing.json: cannot read the assertions file"), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "the cause is said once: {err}");
 }

@@ -27,7 +27,7 @@ fn repo(script: Value, extra_config: &str) -> Repo {
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/lib.rs"), "// TODO: handle errors\npub fn f() {}\n").unwrap();
     std::fs::write(root.join("README.md"), "# demo\n").unwrap();
-    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
+    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/scripted_agent.py");
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let config = format!(
@@ -377,7 +377,7 @@ fn agents_lists_definitions_and_project_overrides() {
         assert!(text.contains(name), "{text}");
     }
     // Every file in agents/ is embedded.
-    let files = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents")).unwrap().count();
+    let files = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("agents")).unwrap().count();
     let embedded = text.matches("embedded default").count();
     assert_eq!(embedded, files, "{text}");
     std::fs::create_dir_all(dir.path().join("repo/.reviewhost/agents")).unwrap();

@@ -173,7 +173,7 @@ fn json_format_reports_status_message_evidence_and_duration() {
 /// The README's first command: the bundled example passes, and the file is not touched.
 #[test]
 fn the_bundled_basic_example_passes() {
-    let example = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/basic"));
+    let example = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/basic"));
     let file = example.join("assertions.json");
     let before = sha256(&file);
     let out = run(&file, example, &["--no-write"]);

@@ -184,7 +184,7 @@ impl Scripted {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("repo");
         std::fs::create_dir_all(&root).unwrap();
-        let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/agents/scripted_agent.py");
+        let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/scripted_agent.py");
         let script_path = dir.path().join("script.json");
         std::fs::write(&script_path, script.to_string()).unwrap();
         std::fs::write(

@@ -182,7 +182,7 @@ fn every_help_example_runs() {
     // file, review.json, the bundled example, a validator and its fixtures.
     let dir = tempfile::tempdir().unwrap();
     let here = dir.path();
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     copy_tree(&repo.join("examples/basic"), &here.join("examples/basic"));
     for name in ["review.json", ".claude/state/review-assertions.json"] {
         std::fs::create_dir_all(here.join(name).parent().unwrap()).unwrap();
@@ -317,7 +317,7 @@ fn every_help_example_runs() {
 /// `--color always|never` overrides the terminal test, on any subcommand.
 #[test]
 fn color_always_and_never_override_the_terminal_test() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/basic/assertions.json");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/basic/assertions.json");
     let root = file.parent().unwrap();
     let text = |color: &str| {
         let out = reviewhost()

@@ -133,13 +133,21 @@ enum Assertion {
     },
 }
 
+/// Where the schema is kept in the repository: `reviewhost schema` prints this file's
+/// content (a test holds them equal).
+pub const SCHEMA_PATH: &str = "schema/assertions.schema.json";
+
+/// The schema's `$id`: the file [`SCHEMA_PATH`] in the repository at this version's tag,
+/// so an editor or validator that fetches it gets the schema this release checks against.
+pub const SCHEMA_ID: &str =
+    concat!(env!("CARGO_PKG_REPOSITORY"), "/raw/v", env!("CARGO_PKG_VERSION"), "/schema/assertions.schema.json");
+
 /// The JSON Schema (draft 2020-12) of the assertions file.
 pub fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         let mut schema = schemars::schema_for!(AssertionsFile).to_value();
-        schema["$id"] =
-            Value::String(format!("https://reviewhost.invalid/schema/assertions-{}.json", env!("CARGO_PKG_VERSION")));
+        schema["$id"] = Value::String(SCHEMA_ID.to_string());
         schema
     })
 }

@@ -3,8 +3,8 @@
 //! `custom-validator`, which a custom validator implements.
 
 pub mod builtin {
-    wasmtime::component::bindgen!({ path: "../wit", world: "builtin-check" });
+    wasmtime::component::bindgen!({ path: "wit", world: "builtin-check" });
 }
 pub mod validator {
-    wasmtime::component::bindgen!({ path: "../wit", world: "custom-validator" });
+    wasmtime::component::bindgen!({ path: "wit", world: "custom-validator" });
 }

@@ -36,7 +36,7 @@ mod handle;
 mod host_read;
 mod limits;
 mod root;
-mod settings;
+pub(crate) mod settings;
 mod special;
 mod supervise;
 mod ticker;

@@ -18,9 +18,11 @@ pub enum ScaffoldError {
     Write { path: PathBuf, source: std::io::Error },
 }
 
-const WIT: &str = include_str!("../../../wit/check.wit");
-const SDK_LIB: &str = include_str!("../../../guest-sdk/src/lib.rs");
-const SDK_ROOT: &str = include_str!("../../../guest-sdk/src/root.rs");
+const WIT: &str = include_str!("../../wit/check.wit");
+// The SDK's sources: guest-sdk/ in the workspace, builtins/guest-sdk/ in a package
+// (build.rs says which).
+const SDK_LIB: &str = include_str!(concat!(env!("REVIEWHOST_GUEST_SDK"), "/src/lib.rs"));
+const SDK_ROOT: &str = include_str!(concat!(env!("REVIEWHOST_GUEST_SDK"), "/src/root.rs"));
 
 /// The SDK's manifest in the new crate: the same dependencies as guest-sdk/Cargo.toml,
 /// without the workspace inheritance, pinned to the versions reviewhost is built and

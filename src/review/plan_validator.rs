@@ -827,7 +827,7 @@ mod tests {
 
     /// The copied tugtool corpus, or None (and a note) when this checkout lacks it.
     fn corpus() -> Option<PathBuf> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/review-loops/tugplug");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/review-loops/tugplug");
         if dir.is_dir() {
             Some(dir)
         } else {

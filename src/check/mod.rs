@@ -568,6 +568,37 @@ mod tests {
     }
 
     #[test]
+    fn the_embedded_artifacts_are_compiled_for_the_baseline_cpu() {
+        // Cranelift is deterministic: the engine of build.rs, set for the baseline CPU,
+        // makes the very bytes the binary embeds.
+        let mut config = wasmtime::Config::new();
+        crate::sandbox::settings::apply(&mut config);
+        let triple = env!("REVIEWHOST_BUILD_TARGET");
+        crate::sandbox::settings::apply_baseline(&mut config, triple, std::env::consts::ARCH).unwrap();
+        let engine = wasmtime::Engine::new(&config).unwrap();
+        let baseline = engine.precompile_component(builtin::FS).unwrap();
+        assert!(baseline == builtin::FS_PRECOMPILED, "the embedded artifact is not the baseline compile");
+    }
+
+    #[test]
+    fn an_engine_with_stricter_settings_compiles_the_builtins_instead() {
+        // An engine that does not take what the artifacts were compiled with (here, no
+        // relaxed SIMD) refuses them; the checks are compiled and still work.
+        let sandbox = Sandbox::configured(crate::sandbox::Limits::default(), 1, None, |config| {
+            config.wasm_relaxed_simd(false);
+        })
+        .unwrap();
+        let refused = sandbox.load_builtin("fs", builtin::FS, builtin::FS_PRECOMPILED).unwrap();
+        assert!(!refused.precompiled());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+        let root = crate::sandbox::RootDir::new(dir.path()).unwrap();
+        let input = serde_json::to_string(&FileCheck::FileExists { path: "a.txt".into() }).unwrap();
+        let verdict = sandbox.evaluate(&refused, &View::whole(&root), Input::Assertion(input)).unwrap();
+        assert!(verdict.passed, "{verdict:?}");
+    }
+
+    #[test]
     fn untrusted_verdicts_are_cut_to_size() {
         let evidence = Evidence { path: "p".repeat(1000), line: Some(1), text: "t".repeat(1000) };
         let verdict = Verdict { passed: false, message: "m".repeat(100_000), evidence: vec![evidence; 10_000] };

@@ -50,6 +50,17 @@ impl Sandbox {
     /// An engine sized for `jobs` concurrent evaluations under `limits`. `cache` is where
     /// compiled components are kept (`None`: compile in memory every time).
     pub fn new(limits: Limits, jobs: usize, cache: Option<Cache>) -> Result<Sandbox, SandboxError> {
+        Sandbox::configured(limits, jobs, cache, |_| {})
+    }
+
+    /// [`Sandbox::new`] with `adjust` applied to the engine's settings last: for tests of
+    /// an engine that refuses the embedded artifacts.
+    pub(crate) fn configured(
+        limits: Limits,
+        jobs: usize,
+        cache: Option<Cache>,
+        adjust: impl FnOnce(&mut Config),
+    ) -> Result<Sandbox, SandboxError> {
         let engine_error = |e: wasmtime::Error| SandboxError::Engine(format!("{e:#}"));
         let jobs = jobs.max(1);
         let slots = u32::try_from(jobs).unwrap_or(u32::MAX / 8).saturating_add(SPARE_SLOTS);
@@ -85,6 +96,7 @@ impl Sandbox {
         if std::env::var_os("REVIEWHOST_PERFMAP").is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
+        adjust(&mut config);
         let engine = Engine::new(&config).map_err(engine_error)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(engine_error)?;

@@ -150,7 +150,7 @@ fn main() -> ExitCode {
     match result {
         Ok(exit) => exit.into(),
         Err(error) => {
-            eprintln!("reviewhost: error: {}", inert_lines(&format!("{error:#}"), ""));
+            eprintln!("reviewhost: error: {}", inert_lines(&message(&error), ""));
             if let Some(hint) = hint(&error) {
                 eprintln!("  hint: {hint}");
             }
@@ -160,6 +160,21 @@ fn main() -> ExitCode {
 }
 
 /// What to do about the errors people meet most.
+/// The error and its causes, each once: a library error that already quotes its source
+/// in its own message (`cannot read …: No such file or directory`) is not followed by that
+/// source again.
+fn message(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
 fn hint(error: &anyhow::Error) -> Option<&'static str> {
     let load = error.downcast_ref::<LoadError>().or_else(|| match error.downcast_ref::<RunError>() {
         Some(RunError::Load(load)) => Some(load),
