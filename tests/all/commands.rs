@@ -367,3 +367,33 @@ fn output_larger_than_the_memory_limit_still_gets_a_verdict() {
     assert_eq!(count["status"], "error", "{}", count["message"]);
     assert!(count["message"].as_str().unwrap().contains("memory limit"), "{}", count["message"]);
 }
+
+/// A repository that hides its files from rg cannot make a `grep_not_match` pass without
+/// a search: an ignore file that filters out every file is rg's "No files were searched"
+/// error, and a NUL past the first 64 KiB of a walked file makes it binary, skipped as
+/// rg skips it, so a search for text in it finds nothing rather than a binary's bytes.
+#[test]
+fn a_repository_cannot_hide_files_from_rg_to_pass_a_check() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".ignore"), "*\n").unwrap();
+    std::fs::write(dir.path().join("a.ts"), "// TODO: remove\n").unwrap();
+    let results = outcomes(dir.path(), json!([command("HIDDEN", "grep_not_match", "rg -n TODO")]), &[]);
+    assert_statuses(&results, &[("HIDDEN", "error")]);
+    assert!(results[0].2.contains("No files were searched"), "{results:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut blob = vec![b'x'; 70_000];
+    blob.extend_from_slice(b"\nneedle\n\0");
+    std::fs::write(dir.path().join("big.dat"), &blob).unwrap();
+    std::fs::write(dir.path().join("text.txt"), "no match here\n").unwrap();
+    let results = outcomes(
+        dir.path(),
+        json!([
+            command("WALK", "grep_match", "rg -c needle ."),
+            command("NAMED", "grep_match", "rg -c needle big.dat")
+        ]),
+        &[],
+    );
+    // Walked, the file is binary (rg stops at the NUL); named, rg maps it and matches.
+    assert_statuses(&results, &[("WALK", "fail"), ("NAMED", "pass")]);
+}

@@ -77,6 +77,8 @@ pub struct Options {
     pub type_list: bool,
     pub null: bool,
     pub no_messages: bool,
+    /// `--no-mmap`: files on the command line are read like walked ones.
+    pub no_mmap: bool,
     pub trim: bool,
     pub version: bool,
     pub help: bool,
@@ -306,6 +308,9 @@ fn apply_switch(o: &mut Options, name: &str, unrestricted: &mut u32) -> Result<(
             if name == "no-messages" {
                 o.no_messages = true;
             }
+            if name == "no-mmap" || name == "mmap" {
+                o.no_mmap = name == "no-mmap";
+            }
             if name == "vimgrep" {
                 o.line_number = true;
                 o.column = true;
@@ -346,6 +351,10 @@ struct Rg<'a, 'io> {
     error: bool,
     /// Something was printed with context: the next file starts with `--`.
     printed: bool,
+    /// A file (or stdin) was searched. A search that searched nothing (every file
+    /// filtered out) is an error in rg, not "no match": a `grep_not_match` over it must
+    /// not pass.
+    searched: bool,
 }
 
 /// Runs rg.
@@ -416,10 +425,19 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         }
     };
     let operands = std::mem::take(&mut o.operands);
-    let mut rg = Rg { o, ctx, io, matched: false, error: false, printed: false };
+    let mut rg = Rg { o, ctx, io, matched: false, error: false, printed: false, searched: false };
     let status = rg.search_all(matcher.as_ref(), &operands);
     if let Some(s) = status {
         return s;
+    }
+    if !rg.searched && operands.is_empty() && !rg.o.files && !rg.o.no_messages {
+        // Only for the implicit `.` (ripgrep's "using the default path"); ripgrep 13's
+        // words, and the message sets its error flag, hence exit 2.
+        rg.io.stderr.extend_from_slice(
+            b"No files were searched, which means ripgrep probably applied a filter you didn't expect.\n\
+              Running with --debug will show why files are being skipped.\n",
+        );
+        rg.error = true;
     }
     if rg.o.quiet && rg.matched {
         return 0;
@@ -431,6 +449,20 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     } else {
         1
     }
+}
+
+/// Searches `data` as ripgrep reads the file: `mapped` (a file named on the command
+/// line, which rg memory-maps unless `--no-mmap`) as one slice, where rg looks for a NUL
+/// only at the start; otherwise through its read buffer, so a NUL anywhere before a match
+/// is seen (a walked file is then skipped as binary).
+fn search<S: grep_searcher::Sink>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    data: &[u8],
+    mapped: bool,
+    sink: S,
+) -> Result<(), S::Error> {
+    if mapped { searcher.search_slice(matcher, data, sink) } else { searcher.search_reader(matcher, data, sink) }
 }
 
 /// `--type-list`: every type with its globs, as rg prints them.
@@ -513,7 +545,9 @@ impl Rg<'_, '_> {
             if let Some(m) = matcher {
                 let data = self.io.stdin;
                 let with_name = self.o.with_filename.unwrap_or(false);
-                self.search_data(m, data, STDIN_LABEL, with_name, true);
+                self.searched = true;
+                // Stdin is read through the buffer, never mapped.
+                self.search_data(m, data, STDIN_LABEL, with_name, true, false);
             }
             return None;
         }
@@ -553,6 +587,7 @@ impl Rg<'_, '_> {
                         self.message(if shown.is_empty() { "." } else { &shown }, &error);
                     }
                     Visit::File { path, explicit } => {
+                        self.searched = true;
                         let shown = display_path(op, &root, &path);
                         if self.o.files {
                             self.matched = true;
@@ -562,7 +597,10 @@ impl Rg<'_, '_> {
                             }
                         } else if let Some(m) = matcher {
                             match self.ctx.read(&path) {
-                                Ok(data) => self.search_data(m, &data, &shown, with_name, explicit),
+                                Ok(data) => {
+                                    let mapped = explicit && !self.o.no_mmap;
+                                    self.search_data(m, &data, &shown, with_name, explicit, mapped)
+                                }
                                 Err(e) => {
                                     let msg = crate::grep::io_message(&e);
                                     self.message(&shown, &msg);
@@ -617,7 +655,17 @@ impl Rg<'_, '_> {
         }
     }
 
-    fn search_data(&mut self, matcher: &RegexMatcher, data: &[u8], shown: &str, with_name: bool, explicit: bool) {
+    /// Searches one file's `data`; `explicit` (named on the command line, or stdin) and
+    /// `mapped` (searched as one slice: see [`search`]) are as ripgrep treats it.
+    fn search_data(
+        &mut self,
+        matcher: &RegexMatcher,
+        data: &[u8],
+        shown: &str,
+        with_name: bool,
+        explicit: bool,
+        mapped: bool,
+    ) {
         let mut searcher = self.searcher(explicit);
         let terminator = if self.o.null { Some(0u8) } else { None };
         let result = if let Some(kind) = self.summary_kind() {
@@ -628,7 +676,7 @@ impl Rg<'_, '_> {
                 .build(NoColor::new(Vec::new()));
             let r = {
                 let mut sink = printer.sink_with_path(matcher, Path::new(shown));
-                let r = searcher.search_slice(matcher, data, &mut sink);
+                let r = search(&mut searcher, matcher, data, mapped, &mut sink);
                 let found = sink.has_match();
                 r.map(|_| found)
             };
@@ -649,7 +697,7 @@ impl Rg<'_, '_> {
                 .build(NoColor::new(Vec::new()));
             let r = {
                 let mut sink = printer.sink_with_path(matcher, Path::new(shown));
-                let r = searcher.search_slice(matcher, data, &mut sink);
+                let r = search(&mut searcher, matcher, data, mapped, &mut sink);
                 let found = sink.has_match();
                 r.map(|_| found)
             };
