@@ -52,6 +52,8 @@ pub enum Intent {
     Match,
     /// `grep_not_match` without a count expectation.
     NoMatch,
+    /// `shell_exit_zero`, `typescript_compile` judged by the exit status alone.
+    ExitStatus,
     /// Anything else.
     Other,
 }

@@ -47,7 +47,7 @@ pub fn resolve(type_name: &str, expected: Option<&Value>) -> Result<Option<Comma
         ("grep_not_match", Some(Expected::Count { at_least: false, n: 0 })) => rule(count(false, 0), Intent::Other),
         ("grep_not_match", Some(e)) => contradiction(e, "it passes when the command prints nothing"),
         ("shell_exit_zero" | "typescript_compile", None | Some(Expected::ExitZero)) => {
-            rule(Rule::ExitZero { quiet: false }, Intent::Other)
+            rule(Rule::ExitZero { quiet: false }, Intent::ExitStatus)
         }
         ("shell_exit_zero" | "typescript_compile", Some(Expected::NoOutput)) => {
             rule(Rule::ExitZero { quiet: true }, Intent::Other)

@@ -137,6 +137,9 @@ fn lint_reports_vacuous_and_contradictory_checks() {
             command("L-5", "grep_match", "grep -q x one.txt; echo checked"),
             with_expected(command("L-6", "grep_not_match", "grep x one.txt"), "match"),
             command("L-7", "grep_match", "grep -rn Foo src/"),
+            command("L-8", "shell_exit_zero", "cd web && npx tsc --noEmit 2>&1 | head -20 || true"),
+            command("L-9", "typescript_compile", "npx tsc --noEmit 2>&1 | head -20"),
+            command("L-10", "shell_exit_zero", "set -o pipefail; grep -q x one.txt | head -1"),
         ]),
     );
     let before = sha256(&file);
@@ -150,11 +153,19 @@ fn lint_reports_vacuous_and_contradictory_checks() {
         ("L-4", "'lib/' does not exist"),
         ("L-5", "unconditional echo"),
         ("L-6", "contradicts type 'grep_not_match'"),
+        ("L-8", "`|| true` turns every failure into success"),
+        ("L-9", "a pipeline's status is its last command's, `head -20`"),
     ] {
         assert!(text.lines().any(|l| l.starts_with(&format!("{id}: ")) && l.contains(needle)), "{id}: {text}");
     }
-    assert!(!text.contains("L-7:"), "{text}");
+    assert!(!text.contains("L-7:") && !text.contains("L-10:"), "{text}");
     assert_eq!(sha256(&file), before, "lint never writes");
+    // At run time the finding leads the vacuous check's message.
+    let file = assertions_file(state.path(), json!([command("V", "shell_exit_zero", "grep -q nothing f.txt || true")]));
+    let out = run(&file, repo.path(), &["--format", "json", "--no-write"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = report["results"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("reviewhost: the exit status of this command cannot be non-zero"), "{message}");
 }
 
 /// Every escape attempt, through commands. Outside the root sits a sentinel; none of

@@ -5,14 +5,19 @@
 //! - `\|` in an `-E` (or `rg`) pattern, `|` in a basic one: a literal bar, not "or";
 //! - a path operand of grep that does not exist under `grep_not_match`: the seed runner
 //!   passed it (empty stdout), reviewhost makes it an error;
-//! - `grep_match` on a command that ends by echoing unconditionally: always output.
+//! - `grep_match` on a command that ends by echoing unconditionally: always output;
+//! - an exit-status check (`shell_exit_zero`, `typescript_compile`) whose status cannot
+//!   be non-zero: `… || true`, `…; true`, `…; exit 0`, or a pipeline whose status is that
+//!   of a last command that always succeeds (`tsc --noEmit | head -20`) without
+//!   `set -o pipefail`. Agents write these: `cd /abs/path && npx tsc --noEmit 2>&1 | head
+//!   -20 || true` passed the seed runner whatever the compiler said.
 //!
 //! The analysis looks at words that contain no substitution; it is a heuristic for
 //! authors, never a reason for a verdict by itself.
 
 use reviewhost_tool::Ctx;
 
-use crate::parse::{AndOr, Command, Script, literal};
+use crate::parse::{AndOr, Command, Op, Script, literal};
 
 pub use reviewhost_protocol::Intent;
 
@@ -23,6 +28,14 @@ const GREP_ARG_OPTIONS: &str = "efmABCdD";
 pub fn diagnose(script: &Script, intent: Intent, ctx: &Ctx) -> Vec<String> {
     let mut notes = Vec::new();
     visit(script, &mut |words: &[String]| grep_notes(words, intent, ctx, &mut notes));
+    if intent == Intent::ExitStatus
+        && let Some(why) = status_cannot_fail(script)
+    {
+        notes.push(format!(
+            "the exit status of this command cannot be non-zero ({why}), so this exit-status check passes \
+             whatever the repository contains"
+        ));
+    }
     if intent == Intent::Match
         && let Some(last) = script.0.last()
         && ends_with_unconditional_echo(last)
@@ -34,6 +47,71 @@ pub fn diagnose(script: &Script, intent: Intent, ctx: &Ctx) -> Vec<String> {
         );
     }
     notes
+}
+
+/// Commands whose status is 0 whatever happened before them.
+const ALWAYS_SUCCEED: &[&str] = &["true", ":", "echo", "printf"];
+
+/// Filters whose status is 0 when they only read their standard input: at the end of a
+/// pipeline they hide the status of what came before.
+const FILTERS: &[&str] = &["head", "tail", "cat", "tee", "sort", "uniq", "wc"];
+
+/// Why `script`'s exit status is always 0, if it is: its last list ends in `|| true`
+/// (or another command that always succeeds), or is such a command (`; true`, `exit 0`),
+/// or each of its `&&`-joined pipelines ends in a filter of its input without
+/// `set -o pipefail` (`tsc | tail -20 && lint | tail -10`).
+fn status_cannot_fail(script: &Script) -> Option<String> {
+    let pipefail = script.0.iter().any(|item| {
+        let Some(Command::Simple { words, .. }) = item.first.commands.first() else { return false };
+        let words: Vec<Option<String>> = words.iter().map(literal).collect();
+        matches!(words.first(), Some(Some(set)) if set == "set")
+            && words.iter().any(|w| w.as_deref() == Some("pipefail"))
+    });
+    let last = script.0.last()?;
+    let mut reason = never_fails(&last.first, pipefail);
+    for (op, pipeline) in &last.rest {
+        let next = never_fails(pipeline, pipefail);
+        reason = match (op, reason, next) {
+            (Op::And, Some(_), next) => next,
+            (Op::And, None, _) => None,
+            (Op::Or, Some(reason), _) => Some(reason),
+            (Op::Or, None, Some(_)) => Some(format!("`|| {}` turns every failure into success", shown(pipeline))),
+            (Op::Or, None, None) => None,
+        };
+    }
+    reason
+}
+
+/// Why `pipeline` always exits 0, if it does.
+fn never_fails(pipeline: &crate::parse::Pipeline, pipefail: bool) -> Option<String> {
+    if pipeline.negated {
+        return None;
+    }
+    let Some(Command::Simple { words, .. }) = pipeline.commands.last() else { return None };
+    let words: Vec<Option<String>> = words.iter().map(literal).collect();
+    let program = words.first()?.as_deref()?;
+    if pipeline.commands.len() > 1 {
+        // `tee` writes its operands; the others only read stdin when given no operand.
+        let only_options = words[1..]
+            .iter()
+            .all(|w| w.as_deref().is_some_and(|w| w.starts_with('-') || w.bytes().all(|b| b.is_ascii_digit())));
+        return (FILTERS.contains(&program) && (only_options || program == "tee") && !pipefail).then(|| {
+            format!("a pipeline's status is its last command's, `{}`; start with `set -o pipefail;`", shown(pipeline))
+        });
+    }
+    let succeeds =
+        ALWAYS_SUCCEED.contains(&program) || (program == "exit" && matches!(words.get(1), Some(Some(n)) if n == "0"));
+    succeeds.then(|| format!("it ends with `{}`", shown(pipeline)))
+}
+
+/// The last command of `pipeline` as written (`…` for a word with a substitution).
+fn shown(pipeline: &crate::parse::Pipeline) -> String {
+    match pipeline.commands.last() {
+        Some(Command::Simple { words, .. }) => {
+            words.iter().map(|w| literal(w).unwrap_or_else(|| "…".into())).collect::<Vec<_>>().join(" ")
+        }
+        _ => "…".into(),
+    }
 }
 
 fn ends_with_unconditional_echo(item: &AndOr) -> bool {
@@ -203,5 +281,39 @@ mod tests {
         assert!(notes("grep x f; echo done", Intent::Match)[0].contains("unconditional echo"));
         assert!(notes("grep -q x f && echo found", Intent::Match).is_empty());
         assert!(notes("echo ''", Intent::NoMatch).is_empty());
+    }
+
+    #[test]
+    fn finds_exit_status_checks_that_cannot_fail() {
+        let vacuous = |command: &str| notes(command, Intent::ExitStatus);
+        for command in [
+            "cd /abs/path && npx tsc --noEmit 2>&1 | head -20 && echo ok || true",
+            "cargo test || true",
+            "cargo test || :",
+            "grep -q x f; true",
+            "grep -q x f; exit 0",
+            "npx tsc --noEmit 2>&1 | head -20",
+            "pytest -q | tail -5",
+            "true",
+            "npx tsc | tee /dev/null",
+            "pnpm check 2>&1 | tail -20 && pnpm lint 2>&1 | tail -10",
+            "grep -c x f | grep -q 4 && echo PASS || echo FAIL",
+        ] {
+            assert!(vacuous(command).first().is_some_and(|n| n.contains("cannot be non-zero")), "{command}");
+        }
+        for command in [
+            "npx tsc --noEmit",
+            "grep -q x f && echo ok",
+            "set -o pipefail; npx tsc --noEmit | head -20",
+            "test -f f",
+            "! grep -q x f | cat",
+            "grep -rn x . | cat f",
+            "cat f",
+            "pnpm check | tail -20 && pnpm lint",
+        ] {
+            assert!(vacuous(command).is_empty(), "{command}: {:?}", vacuous(command));
+        }
+        // Only for exit-status checks: a grep_match ending in `| head` is fine.
+        assert!(notes("grep -rn x . | head -5", Intent::Match).is_empty());
     }
 }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use reviewhost_check_shell::exec::Trouble;
+use reviewhost_check_shell::lint::{Intent, diagnose};
 use reviewhost_check_shell::{exec, lookup, parse};
 use reviewhost_tool::{Ctx, NO_LIMIT};
 use serde_json::Value;
@@ -73,6 +74,7 @@ fn agent_commands_run_unless_they_need_a_program_outside_the_sandbox() {
     };
     let listed = listed();
     let (mut parsed, mut clean, mut inside, mut inside_clean) = (0, 0, 0, 0);
+    let (mut status_checks, mut vacuous) = (0, 0);
     let mut failures = Vec::new();
     let mut stale = Vec::new();
     let rows: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -84,6 +86,13 @@ fn agent_commands_run_unless_they_need_a_program_outside_the_sandbox() {
             .map(|programs| programs.iter().filter_map(Value::as_str).any(|p| HOST_ONLY.contains(&p)))
             .unwrap_or(false);
         let why = unsupported(command);
+        if matches!(row["type"].as_str(), Some("shell_exit_zero" | "typescript_compile"))
+            && let Ok(script) = parse::parse(command)
+        {
+            status_checks += 1;
+            let root = tempfile::tempdir().unwrap();
+            vacuous += usize::from(!diagnose(&script, Intent::ExitStatus, &Ctx::new(root.path())).is_empty());
+        }
         parsed += usize::from(why.as_deref().is_none_or(|w| !w.starts_with("parse:")));
         clean += usize::from(why.is_none());
         if outside {
@@ -99,7 +108,8 @@ fn agent_commands_run_unless_they_need_a_program_outside_the_sandbox() {
     }
     eprintln!(
         "agent commands: {parsed}/{} parse, {clean}/{} run without an unsupported error; of the {inside} that \
-         need no program outside the sandbox, {inside_clean} run cleanly",
+         need no program outside the sandbox, {inside_clean} run cleanly; {vacuous} of {status_checks} \
+         exit-status checks cannot fail (lint)",
         rows.len(),
         rows.len()
     );

@@ -107,16 +107,15 @@ fn python_json(line: &str) -> String {
     let (mut in_string, mut escaped) = (false, false);
     let mut rest = line;
     while let Some(c) = rest.chars().next() {
-        if !in_string {
-            if let Some(token) = ["-Infinity", "Infinity", "NaN"].iter().find(|t| rest.starts_with(**t)) {
-                out.push_str("null");
-                rest = &rest[token.len()..];
-                continue;
-            }
+        if !in_string
+            && let Some(token) = ["-Infinity", "Infinity", "NaN"].iter().find(|t| rest.starts_with(**t))
+        {
+            out.push_str("null");
+            rest = &rest[token.len()..];
+            continue;
         }
-        match c {
-            '"' if !escaped => in_string = !in_string,
-            _ => {}
+        if c == '"' && !escaped {
+            in_string = !in_string;
         }
         escaped = in_string && c == '\\' && !escaped;
         out.push(c);
