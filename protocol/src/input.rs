@@ -23,6 +23,12 @@ pub struct ShellInput {
     pub intent: Intent,
     #[serde(default)]
     pub mode: Mode,
+    /// The root's absolute paths on the host (as given, and with symlinks resolved). An
+    /// analyst ran its commands in the operator's checkout and may name it
+    /// (`cd /home/me/project && …`): such a path means the sandbox root. Any other
+    /// absolute path stays inside the sandbox.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub root_paths: Vec<String>,
 }
 
 /// How a command's run is judged. The host chooses it from the assertion's `type` and
@@ -103,6 +109,7 @@ mod tests {
             rule: Rule::Count { at_least: true, n: 2 },
             intent: Intent::NoMatch,
             mode: Mode::Lint,
+            root_paths: Vec::new(),
         };
         let json = serde_json::to_string(&input).unwrap();
         assert_eq!(
@@ -113,6 +120,12 @@ mod tests {
         let evaluate: ShellInput =
             serde_json::from_str(r#"{"command":"true","rule":{"rule":"output_present"},"intent":"match"}"#).unwrap();
         assert_eq!(evaluate.mode, Mode::Evaluate);
+        assert!(evaluate.root_paths.is_empty());
+        let with_root: ShellInput = serde_json::from_str(
+            r#"{"command":"true","rule":{"rule":"exit_zero","quiet":false},"intent":"exit_status","root_paths":["/r"]}"#,
+        )
+        .unwrap();
+        assert_eq!((with_root.intent, with_root.root_paths), (Intent::ExitStatus, vec!["/r".to_string()]));
         let file = FileCheck::FileContent { path: "a/b".into(), needle: "x".into() };
         assert_eq!(serde_json::to_string(&file).unwrap(), r#"{"type":"file_content","path":"a/b","needle":"x"}"#);
         assert!(serde_json::from_str::<FileCheck>(r#"{"type":"grep_match","path":"a"}"#).is_err());

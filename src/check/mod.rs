@@ -144,6 +144,8 @@ struct Prepared {
     path: Option<String>,
     /// A command type's rule and intent.
     rule: Option<expect::CommandRule>,
+    /// The root's paths on the host, which a command may name ([`ShellInput::root_paths`]).
+    root_paths: Vec<String>,
 }
 
 /// What a plan asks: the component, its input and its view.
@@ -253,7 +255,7 @@ impl Checks {
         };
         let rule = expect::resolve(&assertion.type_name, assertion.object.get("expected"))
             .map_err(|reason| Outcome::decided(Status::Error, reason))?;
-        Ok(Prepared { path, rule })
+        Ok(Prepared { path, rule, root_paths: root.host_paths() })
     }
 
     /// The input `registered` gets for `assertion`.
@@ -279,7 +281,13 @@ impl Checks {
             },
             Some(Takes::ShellInput) => match (&assertion.kind, prepared.rule) {
                 (Kind::Command { command }, Some(expect::CommandRule { rule, intent })) => {
-                    serde_json::to_string(&ShellInput { command: command.clone(), rule, intent, mode })
+                    serde_json::to_string(&ShellInput {
+                        command: command.clone(),
+                        rule,
+                        intent,
+                        mode,
+                        root_paths: prepared.root_paths,
+                    })
                 }
                 _ => return Err(wrong_type()),
             },
@@ -387,6 +395,7 @@ impl Checks {
             rule: Rule::ExitZero { quiet: false },
             intent: Intent::Other,
             mode: Mode::Output,
+            root_paths: root.host_paths(),
         };
         let input = Input::Assertion(serde_json::to_string(&input).expect("an input serializes to JSON"));
         let task = Task { component, input, view: View::whole(root) };

@@ -58,6 +58,15 @@ impl RootDir {
         &self.canonical
     }
 
+    /// The root's absolute paths on the host, as given and with symlinks resolved: what
+    /// an analyst working in this checkout would have written.
+    pub fn host_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> =
+            [&self.given, &self.canonical].iter().filter_map(|p| p.to_str().map(String::from)).collect();
+        paths.dedup();
+        paths
+    }
+
     /// The root as opened when the run began.
     pub(crate) fn handle(&self) -> &Arc<DirHandle> {
         &self.handle

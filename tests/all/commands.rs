@@ -408,3 +408,23 @@ fn a_repository_cannot_hide_files_from_rg_to_pass_a_check() {
     // Walked, the file is binary (rg stops at the NUL); named, rg maps it and matches.
     assert_statuses(&results, &[("WALK", "fail"), ("NAMED", "pass")]);
 }
+
+/// An analyst ran its commands in the operator's checkout and wrote its absolute path:
+/// that path means the sandbox root, and every other absolute path stays inside it.
+#[test]
+fn the_roots_own_absolute_path_means_the_root() {
+    let repo = repo();
+    let root = repo.path().to_str().unwrap().to_string();
+    let canonical = repo.path().canonicalize().unwrap().to_str().unwrap().to_string();
+    let results = outcomes(
+        repo.path(),
+        json!([
+            command("CD", "grep_match", &format!("cd {root} && grep -rn TODO web")),
+            command("OPERAND", "shell_exit_zero", &format!("grep -q TODO {canonical}/web/index.ts")),
+            command("OTHER", "grep_not_match", "cd /home/someone/src/project && grep -rn TODO ."),
+            command("OUTSIDE", "shell_exit_zero", "test -e /etc/passwd"),
+        ]),
+        &[],
+    );
+    assert_statuses(&results, &[("CD", "pass"), ("OPERAND", "pass"), ("OTHER", "error"), ("OUTSIDE", "fail")]);
+}

@@ -1,6 +1,7 @@
 //! The small Unix tools as pure functions for the sandboxed shell interpreter: `true`,
 //! `false`, `echo`, `printf`, `test`/`[`, `cat`, `head`, `tail`, `wc`, `sort`, `uniq`,
-//! `cut`, `tr`, `ls`, `find`, `basename`, `dirname` and `jq`.
+//! `cut`, `tr`, `ls`, `find`, `basename`, `dirname`, `tee` (to stdout and `/dev/null`),
+//! `sed` (its read-only uses) and `jq`.
 //!
 //! Each tool follows GNU coreutils 9.x / findutils 4.9 as observed with `LC_ALL=C.UTF-8`
 //! and stdout not a terminal (the bash builtins for `echo`, `printf`, `test`, `true` and
@@ -21,7 +22,9 @@ mod jq;
 mod ls;
 mod paths;
 mod printf;
+mod sed;
 mod sort;
+mod tee;
 mod test;
 mod tr;
 mod uniq;
@@ -38,7 +41,9 @@ pub use jq::jq;
 pub use ls::ls;
 pub use paths::{basename, dirname};
 pub use printf::printf;
+pub use sed::sed;
 pub use sort::sort;
+pub use tee::tee;
 pub use test::{bracket, test};
 pub use tr::tr;
 pub use uniq::uniq;
@@ -65,6 +70,8 @@ pub fn lookup(name: &str) -> Option<Program> {
         "find" => find,
         "basename" => basename,
         "dirname" => dirname,
+        "tee" => tee,
+        "sed" => sed,
         "jq" => jq,
         _ => return None,
     };

@@ -35,6 +35,13 @@ const fn s(tool: &'static str, args: &'static [&'static str], stdin: &'static st
     Case { tool, args, stdin, sorted: false, real_args: None, known: None }
 }
 
+impl Case {
+    /// This case as a deliberate difference, with the reason.
+    const fn known(self, reason: &'static str) -> Case {
+        Case { known: Some(reason), ..self }
+    }
+}
+
 const fn sorted(tool: &'static str, args: &'static [&'static str]) -> Case {
     Case { tool, args, stdin: "", sorted: true, real_args: None, known: None }
 }
@@ -43,6 +50,7 @@ const BLANKS: &str = "one\n\n\n\ntwo\n\nthree\n";
 const MIXED: &str = "pear\nApple\nbanana\n10\n9\napple\n_under\n";
 const CONTROL: &str = "tab\there\x01ctl\x7f\nhigh\u{e9}\n";
 const SENTENCE: &str = "Hello,   World!  123 abc\nsecond   line 42\n";
+const LINES: &str = "a\nb\nc\nd\ne\n";
 
 /// The case table: 150+ for the coreutils and builtins, 40+ for jq.
 fn cases() -> Vec<Case> {
@@ -223,6 +231,32 @@ fn cases() -> Vec<Case> {
         c("cut", &["-f1", "-d", "ab", "a.txt"]),
         c("cut", &["-c", "-2", "noeol.txt"]),
         c("cut", &["-d,", "-f", "2,1", "data.csv"]),
+        // sed, its read-only uses
+        s("sed", &["-n", "2p"], SENTENCE),
+        s("sed", &["-n", "1,2p"], LINES),
+        s("sed", &["-n", "/^b/,/^d/p"], LINES),
+        s("sed", &["-n", "/^b/,2p"], LINES),
+        s("sed", &["-n", "3,1p"], LINES),
+        s("sed", &["-n", "$p"], LINES),
+        s("sed", &["2,$d"], LINES),
+        s("sed", &["/c/!d"], LINES),
+        s("sed", &[r"s/ \+/ /g"], SENTENCE),
+        s("sed", &["-E", r"s/([a-z]+) ([0-9]+)/\2-\1/"], SENTENCE),
+        s("sed", &["s/l/L/2"], SENTENCE),
+        s("sed", &["-n", "s/o/0/gp"], SENTENCE),
+        s("sed", &[r"s/[[:digit:]]\{2\}/<&>/"], SENTENCE),
+        s("sed", &["s/WORLD/x/I"], SENTENCE),
+        s("sed", &["s#/#|#g"], "a/b/c\n"),
+        s("sed", &["-e", "1d", "-e", "s/e/E/"], LINES),
+        s("sed", &["2q"], LINES),
+        s("sed", &["-n", "/c/="], LINES),
+        s("sed", &["-n", "2{p}"], LINES).known("`{…}` blocks are refused by name"),
+        s("sed", &["y/abc/xyz/"], LINES).known("`y` is refused by name"),
+        c("sed", &["-n", "2,3p", "a.txt"]),
+        c("sed", &["-n", "p", "missing.txt"]),
+        // tee, to stdout only
+        s("tee", &[], SENTENCE),
+        s("tee", &["/dev/null"], SENTENCE),
         // tr
         s("tr", &["a-z", "A-Z"], SENTENCE),
         s("tr", &["-d", "aeiou"], SENTENCE),

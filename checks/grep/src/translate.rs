@@ -62,8 +62,19 @@ const TOO_BIG: &str = "Regular expression too big";
 
 /// Translates one GNU pattern (one line of the pattern list) into `regex` crate syntax.
 pub fn translate(pattern: &str, syntax: Syntax) -> Result<Translated, PatternError> {
+    translate_groups(pattern, syntax, false)
+}
+
+/// [`translate`], with the pattern's own groups capturing (numbered as `\1`… in the
+/// pattern), for a tool that replaces with them (`sed s/\(a\)/\1/`). grep never needs
+/// the groups, so its translation leaves them non-capturing.
+pub fn translate_capturing(pattern: &str, syntax: Syntax) -> Result<Translated, PatternError> {
+    translate_groups(pattern, syntax, true)
+}
+
+fn translate_groups(pattern: &str, syntax: Syntax, capture: bool) -> Result<Translated, PatternError> {
     let chars = pattern.chars().collect();
-    Translator { chars, pos: 0, syntax, out: String::new(), warnings: Vec::new(), deepest: 0, wraps: 0 }.run()
+    Translator { chars, pos: 0, syntax, capture, out: String::new(), warnings: Vec::new(), deepest: 0, wraps: 0 }.run()
 }
 
 /// What the last emitted item was, for deciding how a following `*` is read and
@@ -86,6 +97,8 @@ struct Translator {
     chars: Vec<char>,
     pos: usize,
     syntax: Syntax,
+    /// Whether the pattern's groups capture ([`translate_capturing`]).
+    capture: bool,
     out: String,
     warnings: Vec<String>,
     /// The most groups open at once, and the groups added around repeated atoms: their
@@ -129,7 +142,7 @@ impl Translator {
                     groups.push(self.out.len());
                     self.deepest = self.deepest.max(groups.len());
                     self.check_nesting()?;
-                    self.out.push_str("(?:");
+                    self.out.push_str(if self.capture { "(" } else { "(?:" });
                     last = Last::Start;
                 }
                 (')', true, _) => {

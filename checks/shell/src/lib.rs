@@ -32,7 +32,7 @@ pub fn lookup(name: &str) -> Option<Program> {
 pub fn evaluate_at(input: &str, root: &std::path::Path) -> Result<Verdict, String> {
     let input: ShellInput = serde_json::from_str(input).map_err(|e| format!("invalid input: {e}"))?;
     let script = parse::parse(&input.command).map_err(|e| format!("unsupported command: {e}"))?;
-    let ctx = Ctx::new(root);
+    let ctx = Ctx::new(root).with_host_roots(input.root_paths);
     let notes = lint::diagnose(&script, input.intent, &ctx);
     if input.mode == Mode::Lint {
         let verdict = if notes.is_empty() { Verdict::pass("no findings") } else { Verdict::fail("findings") };

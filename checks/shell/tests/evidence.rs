@@ -10,8 +10,13 @@ fn evidence(command: &str) -> Vec<(String, Option<u32>, String)> {
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("a.txt"), "fine\nTODO here\n").unwrap();
     std::fs::write(dir.path().join("src/b.rs"), "// TODO later\nfn main() {}\n").unwrap();
-    let input =
-        ShellInput { command: command.into(), rule: Rule::OutputAbsent, intent: Intent::NoMatch, mode: Mode::Evaluate };
+    let input = ShellInput {
+        command: command.into(),
+        rule: Rule::OutputAbsent,
+        intent: Intent::NoMatch,
+        mode: Mode::Evaluate,
+        root_paths: Vec::new(),
+    };
     let verdict = evaluate_at(&serde_json::to_string(&input).unwrap(), dir.path()).unwrap();
     verdict.evidence.into_iter().filter(|e| !e.path.is_empty()).map(|e| (e.path, e.line, e.text)).collect()
 }

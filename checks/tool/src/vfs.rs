@@ -17,16 +17,27 @@ pub struct Ctx {
     pub root: PathBuf,
     /// The current directory, virtual and absolute: `/` or `/web/src`.
     pub cwd: String,
+    /// The root's absolute paths on the host ([`reviewhost_protocol`'s `root_paths`]): a
+    /// path under one of them names the same place under `/`.
+    pub host_roots: Vec<String>,
 }
 
 impl Ctx {
     pub fn new(root: impl Into<PathBuf>) -> Ctx {
-        Ctx { root: root.into(), cwd: "/".into() }
+        Ctx { root: root.into(), cwd: "/".into(), host_roots: Vec::new() }
+    }
+
+    /// This context, where a path under one of `host_roots` (the root's own absolute
+    /// paths on the host) means that path under `/`.
+    pub fn with_host_roots(mut self, host_roots: Vec<String>) -> Ctx {
+        self.host_roots = host_roots.into_iter().filter(|r| r.starts_with('/') && r != "/").collect();
+        self
     }
 
     /// The virtual absolute path of `path` (relative to `cwd`, or absolute), normalised:
     /// no `.`, no `..`, no trailing slash, never above `/`.
     pub fn virtual_path(&self, path: &str) -> String {
+        let path = self.unaliased(path);
         let joined = if path.starts_with('/') { path.to_string() } else { format!("{}/{}", self.cwd, path) };
         let mut parts: Vec<&str> = Vec::new();
         for part in joined.split('/') {
@@ -39,6 +50,19 @@ impl Ctx {
             }
         }
         format!("/{}", parts.join("/"))
+    }
+
+    /// `path` with a leading host root (see [`Ctx::with_host_roots`]) replaced by `/`.
+    fn unaliased<'p>(&self, path: &'p str) -> std::borrow::Cow<'p, str> {
+        for host_root in &self.host_roots {
+            let host_root = host_root.trim_end_matches('/');
+            if let Some(rest) = path.strip_prefix(host_root)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                return format!("/{}", rest.trim_start_matches('/')).into();
+            }
+        }
+        path.into()
     }
 
     /// The real path to open for `path`.
@@ -162,6 +186,19 @@ fn read_error(e: reviewhost_guest::bindings::builtin::reviewhost::check::files::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_roots_own_host_path_means_the_root() {
+        let ctx = Ctx::new("/tmp/r").with_host_roots(vec!["/home/me/project/".into(), "/".into(), "rel".into()]);
+        assert_eq!(ctx.host_roots, ["/home/me/project/"], "only absolute paths other than /");
+        assert_eq!(ctx.virtual_path("/home/me/project"), "/");
+        assert_eq!(ctx.virtual_path("/home/me/project/src/a.rs"), "/src/a.rs");
+        assert_eq!(ctx.real("/home/me/project/src"), Path::new("/tmp/r/src"));
+        // Not a path under it: stays inside the sandbox as any absolute path does.
+        assert_eq!(ctx.virtual_path("/home/me/project-other/x"), "/home/me/project-other/x");
+        assert_eq!(ctx.virtual_path("/home/me/projectx"), "/home/me/projectx");
+        assert_eq!(ctx.virtual_path("/home/me/project/../../etc"), "/etc", "never above the root");
+    }
 
     #[test]
     fn paths_resolve_inside_the_root() {
