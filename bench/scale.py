@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import file_checks  # noqa: E402  (build, timed)
 
-FORMATS = ["json", "junit", "sarif", "github"]
+FORMATS = ["json", "junit", "sarif", "github", "codequality", "rdjson"]
 
 
 def make(base, n):
