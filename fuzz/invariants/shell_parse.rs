@@ -9,7 +9,9 @@
 //! Shared by the stable test (`checks/shell/tests/fuzz.rs`) and the libFuzzer target
 //! (`fuzz/fuzz_targets/shell_parse.rs`), which both include this file with `#[path]`.
 
-use reviewhost_check_shell::parse::{Command, MAX_NESTING, Piece, Redirect, Script, Word, parse};
+use reviewhost_check_shell::parse::{
+    Command, Compound, MAX_NESTING, ParameterOp, Piece, Redirect, Script, TestExpr, Word, parse,
+};
 
 /// The longest input the parser must handle: far beyond any command an analyst writes.
 /// Longer inputs are not checked.
@@ -28,7 +30,8 @@ pub fn check(bytes: &[u8]) {
     }
 }
 
-/// How deeply subshells, groups, `if` bodies and substitutions nest in `script`.
+/// How deeply compound commands, substitutions and the words inside parameter and
+/// arithmetic expansions nest in `script`.
 fn script_depth(script: &Script) -> usize {
     let pipelines =
         script.0.iter().flat_map(|and_or| std::iter::once(&and_or.first).chain(and_or.rest.iter().map(|(_, p)| p)));
@@ -36,17 +39,50 @@ fn script_depth(script: &Script) -> usize {
 }
 
 fn command_depth(command: &Command) -> usize {
-    let (bodies, redirects): (Vec<&Script>, _) = match command {
-        Command::Simple { words, redirects } => {
-            return words.iter().map(word_depth).chain(redirects.iter().map(redirect_depth)).max().unwrap_or(0);
+    let (bodies, words, redirects): (Vec<&Script>, Vec<&Word>, _) = match command {
+        Command::Simple { words, redirects, assignments } => {
+            let words = words.iter().chain(assignments.iter().map(|a| &a.value));
+            return words.map(word_depth).chain(redirects.iter().map(redirect_depth)).max().unwrap_or(0);
         }
-        Command::Subshell { body, redirects } | Command::Group { body, redirects } => (vec![body], redirects),
+        Command::Subshell { body, redirects } => (vec![body], Vec::new(), redirects),
+        Command::Group { body, redirects, kind } => {
+            let (scripts, words) = compound_parts(kind);
+            (std::iter::once(body).chain(scripts).collect(), words, redirects)
+        }
         Command::If { branches, otherwise, redirects } => {
-            (branches.iter().flat_map(|(c, t)| [c, t]).chain(otherwise).collect(), redirects)
+            (branches.iter().flat_map(|(c, t)| [c, t]).chain(otherwise).collect(), Vec::new(), redirects)
         }
     };
     let inner = bodies.into_iter().map(|body| 1 + script_depth(body)).max().unwrap_or(1);
-    redirects.iter().map(redirect_depth).fold(inner, usize::max)
+    words.into_iter().map(word_depth).chain(redirects.iter().map(redirect_depth)).fold(inner, usize::max)
+}
+
+/// The scripts (nested one level) and the words (at the command's level) of a compound
+/// command besides its body.
+fn compound_parts(kind: &Compound) -> (Vec<&Script>, Vec<&Word>) {
+    match kind {
+        Compound::Braces | Compound::Function { .. } => (Vec::new(), Vec::new()),
+        Compound::For { words, .. } => (Vec::new(), words.iter().flatten().collect()),
+        Compound::ArithmeticFor { init, condition, step } => {
+            (Vec::new(), [init, condition, step].into_iter().flatten().collect())
+        }
+        Compound::While { condition, .. } => (vec![condition], Vec::new()),
+        Compound::Case { subject, arms } => (
+            arms.iter().map(|arm| &arm.body).collect(),
+            std::iter::once(subject).chain(arms.iter().flat_map(|arm| &arm.patterns)).collect(),
+        ),
+        Compound::Test(expr) => (Vec::new(), test_words(expr)),
+        Compound::Arithmetic(word) => (Vec::new(), vec![word]),
+    }
+}
+
+fn test_words(expr: &TestExpr) -> Vec<&Word> {
+    match expr {
+        TestExpr::And(a, b) | TestExpr::Or(a, b) => test_words(a).into_iter().chain(test_words(b)).collect(),
+        TestExpr::Not(a) => test_words(a),
+        TestExpr::Unary(_, word) => vec![word],
+        TestExpr::Binary(_, left, right) => vec![left, right],
+    }
 }
 
 fn word_depth(word: &Word) -> usize {
@@ -54,7 +90,23 @@ fn word_depth(word: &Word) -> usize {
         .iter()
         .map(|piece| match piece {
             Piece::Substitution { script, .. } => 1 + script_depth(script),
-            Piece::Text { .. } | Piece::LastStatus { .. } => 0,
+            Piece::Arithmetic { expression, .. } => 1 + word_depth(expression),
+            Piece::Parameter { expansion, .. } => {
+                let words: Vec<&Word> = match &expansion.op {
+                    ParameterOp::Value | ParameterOp::Length | ParameterOp::Case { .. } => Vec::new(),
+                    ParameterOp::Default { word, .. }
+                    | ParameterOp::Assign { word, .. }
+                    | ParameterOp::Alternative { word, .. } => vec![word],
+                    ParameterOp::Error { word, .. } => word.iter().collect(),
+                    ParameterOp::RemovePrefix { pattern, .. } | ParameterOp::RemoveSuffix { pattern, .. } => {
+                        vec![pattern]
+                    }
+                    ParameterOp::Replace { pattern, replacement, .. } => vec![pattern, replacement],
+                    ParameterOp::Substring { offset, length } => std::iter::once(offset).chain(length).collect(),
+                };
+                words.into_iter().map(|w| 1 + word_depth(w)).max().unwrap_or(0)
+            }
+            Piece::Text { .. } => 0,
         })
         .max()
         .unwrap_or(0)
@@ -63,6 +115,7 @@ fn word_depth(word: &Word) -> usize {
 fn redirect_depth(redirect: &Redirect) -> usize {
     match redirect {
         Redirect::Output { target, .. } | Redirect::Input { target } => word_depth(target),
+        Redirect::Here { text, .. } => word_depth(text),
         Redirect::Duplicate { .. } | Redirect::Close { .. } => 0,
     }
 }

@@ -82,11 +82,11 @@ fn realistic_analyst_commands_get_their_correct_verdicts() {
             command("R-10", "grep_not_match", "grep -rn 'unsafe' src/"),
             command("R-11", "grep_not_match", "grep -rn Mock missing/ 2>/dev/null"),
             command("R-12", "typescript_compile", "cd web && npx tsc --noEmit 2>&1"),
-            command("R-13", "shell_exit_zero", "bash scripts/check.sh"),
+            command("R-13", "shell_exit_zero", "npx tsc --noEmit"),
             command("R-14", "grep_match", "ls web | grep -c ts"),
             with_expected(command("R-15", "grep_match", "find src -name '*.rs' | wc -l"), "count>=3"),
             with_expected(command("R-16", "grep_match", "grep -c Foo src/lib.rs"), "no_match"),
-            command("R-17", "grep_match", "for f in *; do cat $f; done"),
+            command("R-17", "grep_match", "cat <(ls src)"),
         ]),
         &[],
     );
@@ -118,9 +118,9 @@ fn realistic_analyst_commands_get_their_correct_verdicts() {
     assert!(output("R-7").contains("literal bar"), "{}", output("R-7"));
     assert!(output("R-11").contains("No such file or directory"), "{}", output("R-11"));
     assert_eq!(output("R-12"), "program 'npx' is not available in the reviewhost sandbox");
-    assert_eq!(output("R-13"), "program 'bash' is not available in the reviewhost sandbox");
+    assert_eq!(output("R-13"), "program 'npx' is not available in the reviewhost sandbox");
     assert!(output("R-16").contains("contradicts type 'grep_match'"), "{}", output("R-16"));
-    assert!(output("R-17").contains("`for` loops"), "{}", output("R-17"));
+    assert!(output("R-17").contains("process substitution"), "{}", output("R-17"));
 }
 
 #[test]

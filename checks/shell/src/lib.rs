@@ -11,11 +11,13 @@
 //! lint diagnostics depend on and, for `reviewhost lint`, [`Mode::Lint`], which returns
 //! the diagnostics as evidence without running.
 
+mod arith;
 pub mod exec;
 mod glob;
 pub mod judge;
 pub mod lint;
 pub mod parse;
+mod vars;
 
 use reviewhost_guest::{Check, Verdict};
 use reviewhost_protocol::{Mode, ShellInput, ShellOutput};

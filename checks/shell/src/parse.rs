@@ -2,16 +2,22 @@
 //!
 //! brush-parser does the POSIX/bash grammar; this module keeps the subset analysts write
 //! and names everything else, so an unsupported construct is an error that says what it
-//! is (`for loop`, `variable assignment`, `here-document`), never a silent misreading.
+//! is (`arrays`, `process substitution`, `coproc`), never a silent misreading.
 //!
-//! Kept: simple commands, pipelines, `&&`/`||`, `;`/newlines, `!`, subshells `( )`,
-//! groups `{ ;}`, `if/elif/else`, quoting (single, double, `$'..'`, backslash), `$?`,
-//! command substitution `$(..)`/backquotes, globs, and the redirections `<`, `>`, `>>`,
-//! `N>&M`, `&>`. Output redirections to files parse; the interpreter refuses them unless
-//! the target is `/dev/null`.
+//! Kept: simple commands with variable assignments (`X=1`, `X=1 cmd`), pipelines,
+//! `&&`/`||`, `;`/newlines, `!`, subshells `( )`, groups `{ ;}`, `if/elif/else`, `for`
+//! (also `for ((;;))`), `while`/`until`, `case`, function definitions, `[[ ]]`, `(( ))`,
+//! quoting (single, double, `$'..'`, backslash), parameter expansion (`$X`, `${X:-d}`,
+//! `${#X}`, `${X%pat}`, `${X/a/b}`, `$1`, `$@`, `$?`, ...), arithmetic `$(( ))`, command
+//! substitution `$(..)`/backquotes, globs, the redirections `<`, `>`, `>>`, `N>&M`, `&>`,
+//! here-documents and here-strings. Output redirections to files parse; the interpreter
+//! refuses them unless the target is `/dev/null`.
 
 use brush_parser::ast;
-use brush_parser::word::{self, Parameter, ParameterExpr, SpecialParameter, WordPiece, WordPieceWithSource};
+use brush_parser::word::{
+    self, BraceExpressionMember, BraceExpressionOrText, ParameterExpr, ParameterTestType, SpecialParameter,
+    SubstringMatchKind, WordPiece, WordPieceWithSource,
+};
 use brush_parser::{Parser, ParserOptions};
 
 /// Commands run one after another (`;` or newline).
@@ -40,26 +46,95 @@ pub struct Pipeline {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    Simple {
-        words: Vec<Word>,
-        redirects: Vec<Redirect>,
-    },
-    /// `( ... )`: `cd` inside does not leak out.
-    Subshell {
-        body: Script,
-        redirects: Vec<Redirect>,
-    },
-    /// `{ ...; }`.
-    Group {
-        body: Script,
-        redirects: Vec<Redirect>,
-    },
+    /// `X=1 Y=2 cmd args`: without words, the assignments stay; with them, they hold
+    /// for that command only.
+    Simple { words: Vec<Word>, redirects: Vec<Redirect>, assignments: Vec<Assignment> },
+    /// `( ... )`: `cd` and variables set inside do not leak out.
+    Subshell { body: Script, redirects: Vec<Redirect> },
+    /// `{ ...; }` and the other compound commands that run a body ([`Compound`]): loops,
+    /// `case`, function definitions, `[[ ]]`, `(( ))`. One variant for all of them, so
+    /// that code looking for the commands inside ([`crate::lint`]) sees loop and function
+    /// bodies without knowing every construct.
+    Group { body: Script, redirects: Vec<Redirect>, kind: Compound },
     /// `if c; then t; elif c2; then t2; else e; fi`.
-    If {
-        branches: Vec<(Script, Script)>,
-        otherwise: Option<Script>,
-        redirects: Vec<Redirect>,
-    },
+    If { branches: Vec<(Script, Script)>, otherwise: Option<Script>, redirects: Vec<Redirect> },
+}
+
+/// What a [`Command::Group`] does with its body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Compound {
+    /// `{ body; }`.
+    Braces,
+    /// `for name in words; do body; done`; without `in`, over the positional parameters.
+    For { name: String, words: Option<Vec<Word>> },
+    /// `for ((init; condition; step)); do body; done`.
+    ArithmeticFor { init: Option<Word>, condition: Option<Word>, step: Option<Word> },
+    /// `while condition; do body; done`, or `until`.
+    While { condition: Script, until: bool },
+    /// `case subject in arms esac` (the body is empty).
+    Case { subject: Word, arms: Vec<CaseArm> },
+    /// `name() body`: defines the function; the body is its command.
+    Function { name: String },
+    /// `[[ expression ]]` (the body is empty).
+    Test(TestExpr),
+    /// `(( expression ))` (the body is empty).
+    Arithmetic(Word),
+}
+
+/// `pattern | pattern) body ;;`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseArm {
+    pub patterns: Vec<Word>,
+    pub body: Script,
+    pub then: CaseThen,
+}
+
+/// What follows a `case` arm that ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaseThen {
+    /// `;;`: the `case` is done.
+    Stop,
+    /// `;&`: the next arm's body runs too.
+    FallThrough,
+    /// `;;&`: the next arms' patterns are tested.
+    TestNext,
+}
+
+/// The expression of `[[ ]]`. Words are not split or globbed; the right side of `==`
+/// and `!=` is a pattern, of `=~` an extended regular expression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TestExpr {
+    And(Box<TestExpr>, Box<TestExpr>),
+    Or(Box<TestExpr>, Box<TestExpr>),
+    Not(Box<TestExpr>),
+    /// `-f path`, `-z text`, ...: the operator as `test` spells it.
+    Unary(&'static str, Word),
+    Binary(TestOp, Word, Word),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestOp {
+    /// `==`, `=`: the right side is a pattern.
+    Match,
+    /// `!=`.
+    NoMatch,
+    /// `=~`.
+    Regex,
+    /// `<`, `>`: byte order.
+    Before,
+    After,
+    /// `-eq`, `-lt`, ...: both sides are arithmetic.
+    Integer(&'static str),
+    /// `-nt`, `-ot`, `-ef`.
+    Files(&'static str),
+}
+
+/// `NAME=value` or `NAME+=value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    pub name: String,
+    pub value: Word,
+    pub append: bool,
 }
 
 /// A word before expansion: pieces that are quoted or not (only unquoted text globs and
@@ -73,8 +148,9 @@ pub enum Piece {
         text: String,
         quoted: bool,
     },
-    /// `$?`
-    LastStatus {
+    /// `$X`, `${X:-default}`, `$1`, `$@`, `$?`, ...
+    Parameter {
+        expansion: Box<Expansion>,
         quoted: bool,
     },
     /// `$(...)` or backquotes.
@@ -82,6 +158,102 @@ pub enum Piece {
         script: Script,
         quoted: bool,
     },
+    /// `$(( ... ))`: the text is expanded, then evaluated.
+    Arithmetic {
+        expression: Word,
+        quoted: bool,
+    },
+}
+
+/// A parameter expansion: which parameter, and what is done with its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expansion {
+    pub parameter: Parameter,
+    pub op: ParameterOp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parameter {
+    Named(String),
+    /// `$0`, `$1`, ...
+    Positional(u32),
+    /// `$?`.
+    Status,
+    /// `$#`.
+    Count,
+    /// `$@` (`joined: false`) and `$*`.
+    All {
+        joined: bool,
+    },
+    /// `$$`.
+    ProcessId,
+    /// `$-`.
+    Options,
+}
+
+/// Words inside an operator are expanded only when the operator needs them. `colon`: an
+/// empty value counts as unset (`${X:-d}` versus `${X-d}`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParameterOp {
+    Value,
+    /// `${#X}`.
+    Length,
+    /// `${X:-word}`.
+    Default {
+        word: Word,
+        colon: bool,
+    },
+    /// `${X:=word}`.
+    Assign {
+        word: Word,
+        colon: bool,
+    },
+    /// `${X:+word}`.
+    Alternative {
+        word: Word,
+        colon: bool,
+    },
+    /// `${X:?message}`.
+    Error {
+        word: Option<Word>,
+        colon: bool,
+    },
+    /// `${X#pat}`, `${X##pat}`.
+    RemovePrefix {
+        pattern: Word,
+        longest: bool,
+    },
+    /// `${X%pat}`, `${X%%pat}`.
+    RemoveSuffix {
+        pattern: Word,
+        longest: bool,
+    },
+    /// `${X/pat/rep}` and its `//`, `/#`, `/%` forms.
+    Replace {
+        pattern: Word,
+        replacement: Word,
+        kind: Replace,
+    },
+    /// `${X:offset:length}`.
+    Substring {
+        offset: Word,
+        length: Option<Word>,
+    },
+    /// `${X^^}`, `${X^}`, `${X,,}`, `${X,}`.
+    Case {
+        upper: bool,
+        all: bool,
+    },
+}
+
+/// Where `${X/pat/rep}` replaces: the first match, every match (`//`), a prefix (`/#`),
+/// a suffix (`/%`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replace {
+    First,
+    All,
+    Prefix,
+    Suffix,
 }
 
 /// A redirection, by file descriptor (0 stdin, 1 stdout, 2 stderr).
@@ -95,6 +267,9 @@ pub enum Redirect {
     Input { target: Word },
     /// `N>&-`.
     Close { fd: i32 },
+    /// A here-document (`newline: false`, its text ends with one) or a here-string
+    /// `<<< word` (a newline is added): the expanded text is stdin.
+    Here { text: Word, newline: bool },
 }
 
 /// A command the interpreter cannot run: the message names the construct.
@@ -117,6 +292,16 @@ pub const MAX_NESTING: usize = 64;
 /// (each level doubles it; 16 take ~2 ms natively). Analysts' commands nest two or three.
 pub const MAX_PARENTHESES: usize = 16;
 
+/// Most words the brace expansions (`{1..100}`) of one command string may produce
+/// together: argument lists, not loops.
+pub const MAX_BRACE_WORDS: usize = 10_000;
+
+thread_local! {
+    /// Words the brace expansions of the command string being parsed produced so far
+    /// ([`MAX_BRACE_WORDS`]); [`parse`] starts it at 0.
+    static BRACE_WORDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn options() -> ParserOptions {
     ParserOptions {
         enable_extended_globbing: false,
@@ -130,6 +315,7 @@ fn options() -> ParserOptions {
 
 /// Parses `source` into a [`Script`].
 pub fn parse(source: &str) -> Result<Script, Unsupported> {
+    BRACE_WORDS.set(0);
     parse_nested(source, 0)
 }
 
@@ -169,7 +355,7 @@ fn nesting_depth(source: &str) -> usize {
 
 /// The most unquoted `(` open at once in `source`: single-quoted text and escaped
 /// characters do not count (a regex in quotes may have any number).
-fn parenthesis_depth(source: &str) -> usize {
+pub(crate) fn parenthesis_depth(source: &str) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
     let mut bytes = source.bytes();
     while let Some(c) = bytes.next() {
@@ -224,61 +410,210 @@ fn pipeline(p: &ast::Pipeline, depth: usize) -> Result<Pipeline, Unsupported> {
     Ok(Pipeline { negated: p.bang, commands })
 }
 
+fn too_deep() -> Unsupported {
+    Unsupported(format!("commands nested more than {MAX_NESTING} levels deep"))
+}
+
+fn redirect_list(list: &Option<ast::RedirectList>, depth: usize) -> Result<Vec<Redirect>, Unsupported> {
+    match list {
+        Some(list) => list.0.iter().map(|r| redirect(r, depth)).collect(),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// A script of one command (a function's body).
+fn single(command: Command) -> Script {
+    Script(vec![AndOr { first: Pipeline { negated: false, commands: vec![command] }, rest: Vec::new() }])
+}
+
 fn command(c: &ast::Command, depth: usize) -> Result<Command, Unsupported> {
     match c {
         ast::Command::Simple(simple) => simple_command(simple, depth),
-        ast::Command::Compound(compound, redirect_list) => {
-            let redirects = match redirect_list {
-                Some(list) => list.0.iter().map(|r| redirect(r, depth)).collect::<Result<_, _>>()?,
-                None => Vec::new(),
-            };
-            let nested = |list: &ast::CompoundList| compound_list(list, depth + 1).map(Script);
+        ast::Command::Compound(compound, list) => compound_command(compound, redirect_list(list, depth)?, depth),
+        ast::Command::Function(function) => {
+            let name = function.fname.value.clone();
+            if name.is_empty() || name.contains(['$', '`', '\'', '"', '\\', '=']) {
+                return Err(Unsupported(format!("function name `{name}`")));
+            }
+            // The definition is a level, and its body another.
             if depth + 1 > MAX_NESTING {
-                return Err(Unsupported(format!("commands nested more than {MAX_NESTING} levels deep")));
+                return Err(too_deep());
             }
-            match compound {
-                ast::CompoundCommand::Subshell(s) => Ok(Command::Subshell { body: nested(&s.list)?, redirects }),
-                ast::CompoundCommand::BraceGroup(g) => Ok(Command::Group { body: nested(&g.list)?, redirects }),
-                ast::CompoundCommand::IfClause(clause) => {
-                    let mut branches = vec![(nested(&clause.condition)?, nested(&clause.then)?)];
-                    let mut otherwise = None;
-                    for e in clause.elses.iter().flatten() {
-                        match &e.condition {
-                            Some(condition) => branches.push((nested(condition)?, nested(&e.body)?)),
-                            None => otherwise = Some(nested(&e.body)?),
-                        }
-                    }
-                    Ok(Command::If { branches, otherwise, redirects })
-                }
-                ast::CompoundCommand::ForClause(_) | ast::CompoundCommand::ArithmeticForClause(_) => {
-                    Err(Unsupported("`for` loops".into()))
-                }
-                ast::CompoundCommand::WhileClause(_) => Err(Unsupported("`while` loops".into())),
-                ast::CompoundCommand::UntilClause(_) => Err(Unsupported("`until` loops".into())),
-                ast::CompoundCommand::CaseClause(_) => Err(Unsupported("`case` statements".into())),
-                ast::CompoundCommand::Arithmetic(_) => Err(Unsupported("arithmetic commands `(( ))`".into())),
-                ast::CompoundCommand::Coprocess(_) => Err(Unsupported("`coproc`".into())),
-            }
+            let ast::FunctionBody(body, list) = &function.body;
+            let body = compound_command(body, redirect_list(list, depth + 1)?, depth + 1)?;
+            Ok(Command::Group { body: single(body), redirects: Vec::new(), kind: Compound::Function { name } })
         }
-        ast::Command::Function(_) => Err(Unsupported("function definitions".into())),
-        ast::Command::ExtendedTest(..) => Err(Unsupported("`[[ ... ]]` tests (use `[ ... ]` or `test`)".into())),
+        ast::Command::ExtendedTest(test, list) => {
+            let redirects = redirect_list(list, depth)?;
+            let expr = test_expr(&test.expr, depth, 0)?;
+            Ok(Command::Group { body: Script(Vec::new()), redirects, kind: Compound::Test(expr) })
+        }
+    }
+}
+
+fn compound_command(
+    compound: &ast::CompoundCommand,
+    redirects: Vec<Redirect>,
+    depth: usize,
+) -> Result<Command, Unsupported> {
+    if depth + 1 > MAX_NESTING {
+        return Err(too_deep());
+    }
+    let nested = |list: &ast::CompoundList| compound_list(list, depth + 1).map(Script);
+    let arithmetic = |e: &Option<ast::UnexpandedArithmeticExpr>| {
+        e.as_ref().map(|e| arithmetic_word(&e.value, depth + 1)).transpose()
+    };
+    let group = |body: Script, kind: Compound| Ok(Command::Group { body, redirects: redirects.clone(), kind });
+    match compound {
+        ast::CompoundCommand::Subshell(s) => Ok(Command::Subshell { body: nested(&s.list)?, redirects }),
+        ast::CompoundCommand::BraceGroup(g) => group(nested(&g.list)?, Compound::Braces),
+        ast::CompoundCommand::IfClause(clause) => {
+            let mut branches = vec![(nested(&clause.condition)?, nested(&clause.then)?)];
+            let mut otherwise = None;
+            for e in clause.elses.iter().flatten() {
+                match &e.condition {
+                    Some(condition) => branches.push((nested(condition)?, nested(&e.body)?)),
+                    None => otherwise = Some(nested(&e.body)?),
+                }
+            }
+            Ok(Command::If { branches, otherwise, redirects })
+        }
+        ast::CompoundCommand::ForClause(f) => {
+            let words = match &f.values {
+                Some(values) => {
+                    let words = values.iter().map(|w| command_words(&w.value, depth)).collect::<Result<Vec<_>, _>>()?;
+                    Some(words.into_iter().flatten().collect())
+                }
+                None => None,
+            };
+            group(nested(&f.body.list)?, Compound::For { name: f.variable_name.clone(), words })
+        }
+        ast::CompoundCommand::ArithmeticForClause(f) => {
+            let kind = Compound::ArithmeticFor {
+                init: arithmetic(&f.initializer)?,
+                condition: arithmetic(&f.condition)?,
+                step: arithmetic(&f.updater)?,
+            };
+            group(nested(&f.body.list)?, kind)
+        }
+        ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+            let until = matches!(compound, ast::CompoundCommand::UntilClause(_));
+            group(nested(&w.1.list)?, Compound::While { condition: nested(&w.0)?, until })
+        }
+        ast::CompoundCommand::CaseClause(c) => {
+            let arms = c
+                .cases
+                .iter()
+                .map(|item| {
+                    Ok(CaseArm {
+                        patterns: item
+                            .patterns
+                            .iter()
+                            .map(|w| parse_word(&w.value, depth))
+                            .collect::<Result<_, _>>()?,
+                        body: item.cmd.as_ref().map(nested).transpose()?.unwrap_or(Script(Vec::new())),
+                        then: match item.post_action {
+                            ast::CaseItemPostAction::ExitCase => CaseThen::Stop,
+                            ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => CaseThen::FallThrough,
+                            ast::CaseItemPostAction::ContinueEvaluatingCases => CaseThen::TestNext,
+                        },
+                    })
+                })
+                .collect::<Result<_, Unsupported>>()?;
+            group(Script(Vec::new()), Compound::Case { subject: parse_word(&c.value.value, depth)?, arms })
+        }
+        ast::CompoundCommand::Arithmetic(a) => {
+            group(Script(Vec::new()), Compound::Arithmetic(arithmetic_word(&a.expr.value, depth + 1)?))
+        }
+        ast::CompoundCommand::Coprocess(_) => Err(Unsupported("`coproc`".into())),
+    }
+}
+
+fn test_expr(e: &ast::ExtendedTestExpr, depth: usize, level: usize) -> Result<TestExpr, Unsupported> {
+    use ast::ExtendedTestExpr as E;
+    if level > MAX_NESTING {
+        return Err(Unsupported(format!("`[[ ]]` expressions nested more than {MAX_NESTING} levels deep")));
+    }
+    let inner = |e: &E| test_expr(e, depth, level + 1).map(Box::new);
+    Ok(match e {
+        E::And(a, b) => TestExpr::And(inner(a)?, inner(b)?),
+        E::Or(a, b) => TestExpr::Or(inner(a)?, inner(b)?),
+        E::Not(a) => TestExpr::Not(inner(a)?),
+        E::Parenthesized(a) => test_expr(a, depth, level + 1)?,
+        E::UnaryTest(predicate, w) => TestExpr::Unary(unary_test(predicate)?, parse_word(&w.value, depth)?),
+        E::BinaryTest(predicate, l, r) => {
+            TestExpr::Binary(binary_test(predicate), parse_word(&l.value, depth)?, parse_word(&r.value, depth)?)
+        }
+    })
+}
+
+/// The `test` operator of a `[[ ]]` unary predicate.
+fn unary_test(p: &ast::UnaryPredicate) -> Result<&'static str, Unsupported> {
+    use ast::UnaryPredicate as U;
+    Ok(match p {
+        U::FileExists => "-e",
+        U::FileExistsAndIsBlockSpecialFile => "-b",
+        U::FileExistsAndIsCharSpecialFile => "-c",
+        U::FileExistsAndIsDir => "-d",
+        U::FileExistsAndIsRegularFile => "-f",
+        U::FileExistsAndIsSetgid => "-g",
+        U::FileExistsAndIsSymlink => "-h",
+        U::FileExistsAndHasStickyBit => "-k",
+        U::FileExistsAndIsFifo => "-p",
+        U::FileExistsAndIsReadable => "-r",
+        U::FileExistsAndIsNotZeroLength => "-s",
+        U::FdIsOpenTerminal => "-t",
+        U::FileExistsAndIsSetuid => "-u",
+        U::FileExistsAndIsWritable => "-w",
+        U::FileExistsAndIsExecutable => "-x",
+        U::FileExistsAndOwnedByEffectiveGroupId => "-G",
+        U::FileExistsAndModifiedSinceLastRead => "-N",
+        U::FileExistsAndOwnedByEffectiveUserId => "-O",
+        U::FileExistsAndIsSocket => "-S",
+        U::ShellOptionEnabled => "-o",
+        U::ShellVariableIsSetAndAssigned => "-v",
+        U::StringHasZeroLength => "-z",
+        U::StringHasNonZeroLength => "-n",
+        U::ShellVariableIsSetAndNameRef => return Err(Unsupported("`[[ -R ]]` (name references)".into())),
+    })
+}
+
+fn binary_test(p: &ast::BinaryPredicate) -> TestOp {
+    use ast::BinaryPredicate as B;
+    match p {
+        B::FilesReferToSameDeviceAndInodeNumbers => TestOp::Files("-ef"),
+        B::LeftFileIsNewerOrExistsWhenRightDoesNot => TestOp::Files("-nt"),
+        B::LeftFileIsOlderOrDoesNotExistWhenRightDoes => TestOp::Files("-ot"),
+        B::StringExactlyMatchesPattern | B::StringExactlyMatchesString => TestOp::Match,
+        B::StringDoesNotExactlyMatchPattern | B::StringDoesNotExactlyMatchString => TestOp::NoMatch,
+        // brush-parser calls a quoted right side a substring test: quoted text in a regex
+        // matches literally, which the interpreter does for any quoted part.
+        B::StringMatchesRegex | B::StringContainsSubstring => TestOp::Regex,
+        B::LeftSortsBeforeRight => TestOp::Before,
+        B::LeftSortsAfterRight => TestOp::After,
+        B::ArithmeticEqualTo => TestOp::Integer("-eq"),
+        B::ArithmeticNotEqualTo => TestOp::Integer("-ne"),
+        B::ArithmeticLessThan => TestOp::Integer("-lt"),
+        B::ArithmeticLessThanOrEqualTo => TestOp::Integer("-le"),
+        B::ArithmeticGreaterThan => TestOp::Integer("-gt"),
+        B::ArithmeticGreaterThanOrEqualTo => TestOp::Integer("-ge"),
     }
 }
 
 fn simple_command(simple: &ast::SimpleCommand, depth: usize) -> Result<Command, Unsupported> {
     let mut words = Vec::new();
     let mut redirects = Vec::new();
+    let mut assignments = Vec::new();
     let mut item = |item: &ast::CommandPrefixOrSuffixItem, is_suffix: bool| -> Result<(), Unsupported> {
         match item {
-            ast::CommandPrefixOrSuffixItem::Word(w) => words.push(parse_word(&w.value, depth)?),
+            ast::CommandPrefixOrSuffixItem::Word(w) => words.extend(command_words(&w.value, depth)?),
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(redirect(r, depth)?),
-            // After the command name `a=b` is an ordinary argument (`echo status=$?`).
+            // After the command name `a=b` is an ordinary argument (`echo status=$?`);
+            // `export`/`local` read it as an assignment themselves.
             ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) if is_suffix => {
                 words.push(parse_word(&w.value, depth)?)
             }
-            ast::CommandPrefixOrSuffixItem::AssignmentWord(..) => {
-                return Err(Unsupported("variable assignments".into()));
-            }
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => assignments.push(assignment(a, depth)?),
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
                 return Err(Unsupported("process substitution `<( )`".into()));
             }
@@ -294,7 +629,22 @@ fn simple_command(simple: &ast::SimpleCommand, depth: usize) -> Result<Command, 
     for i in simple.suffix.iter().flat_map(|s| s.0.iter()) {
         item(i, true)?;
     }
-    Ok(Command::Simple { words, redirects })
+    Ok(Command::Simple { words, redirects, assignments })
+}
+
+fn assignment(a: &ast::Assignment, depth: usize) -> Result<Assignment, Unsupported> {
+    let name = match &a.name {
+        ast::AssignmentName::VariableName(name) => name.clone(),
+        ast::AssignmentName::ArrayElementName(name, _) => {
+            return Err(Unsupported(format!("arrays (`{name}[...]=`)")));
+        }
+    };
+    match &a.value {
+        ast::AssignmentValue::Scalar(w) => {
+            Ok(Assignment { name, value: parse_word(&w.value, depth)?, append: a.append })
+        }
+        ast::AssignmentValue::Array(_) => Err(Unsupported(format!("arrays (`{name}=(...)`)"))),
+    }
 }
 
 fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> {
@@ -331,8 +681,26 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
         ast::IoRedirect::OutputAndError(target, _append) => {
             Ok(Redirect::Output { fds: vec![1, 2], target: parse_word(&target.value, depth)? })
         }
-        ast::IoRedirect::HereDocument(..) => Err(Unsupported("here-documents (`<<`)".into())),
-        ast::IoRedirect::HereString(..) => Err(Unsupported("here-strings (`<<<`)".into())),
+        ast::IoRedirect::HereDocument(fd, doc) => {
+            stdin_only(*fd, "here-documents")?;
+            let text = if doc.requires_expansion {
+                here_document(&doc.doc.value, depth)?
+            } else {
+                Word(vec![Piece::Text { text: doc.doc.value.clone(), quoted: true }])
+            };
+            Ok(Redirect::Here { text, newline: false })
+        }
+        ast::IoRedirect::HereString(fd, w) => {
+            stdin_only(*fd, "here-strings")?;
+            Ok(Redirect::Here { text: parse_word(&w.value, depth)?, newline: true })
+        }
+    }
+}
+
+fn stdin_only(fd: Option<ast::IoFd>, what: &str) -> Result<(), Unsupported> {
+    match fd {
+        Some(fd) if fd != 0 => Err(Unsupported(format!("{what} to file descriptor {fd}"))),
+        _ => Ok(()),
     }
 }
 
@@ -348,10 +716,228 @@ pub fn literal(word: &Word) -> Option<String> {
 }
 
 fn parse_word(raw: &str, depth: usize) -> Result<Word, Unsupported> {
-    let pieces = word::parse(raw, &options()).map_err(|e| Unsupported(format!("cannot parse word `{raw}`: {e}")))?;
+    parse_word_in(raw, false, depth)
+}
+
+/// A word of a command or of a `for` list, brace-expanded into several when it has a
+/// brace expression (`src/{a,b}.ts`, `{1..3}`), as bash does before any other expansion.
+/// Brace expressions next to quotes or substitutions are refused rather than guessed.
+fn command_words(raw: &str, depth: usize) -> Result<Vec<Word>, Unsupported> {
+    if !has_brace_expression(raw) {
+        return Ok(vec![parse_word(raw, depth)?]);
+    }
+    if raw.contains(['\'', '"', '\\', '$', '`']) {
+        return Err(Unsupported(format!("brace expansion next to quotes or substitutions in `{raw}`")));
+    }
+    if zero_padded(raw) {
+        return Err(Unsupported(format!("zero-padded brace sequences in `{raw}`")));
+    }
+    let pieces = word::parse_brace_expansions(raw, &options())
+        .map_err(|e| Unsupported(format!("cannot parse word `{raw}`: {e}")))?
+        .unwrap_or_default();
+    let texts = brace_words(&pieces, raw)?;
+    let total = BRACE_WORDS.get() + texts.len();
+    if total > MAX_BRACE_WORDS {
+        return Err(Unsupported(format!("brace expansions of more than {MAX_BRACE_WORDS} words")));
+    }
+    BRACE_WORDS.set(total);
+    texts.iter().map(|text| parse_word(text, depth)).collect()
+}
+
+/// Whether `raw` has an unquoted `{...}` with a `,` or `..` inside (not `${X}`, not `{}`).
+fn has_brace_expression(raw: &str) -> bool {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut quote = None;
+    let mut i = 0;
+    while i < chars.len() {
+        match (quote, chars[i]) {
+            (_, '\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c @ ('\'' | '"')) => quote = Some(c),
+            (None, '$') if matches!(chars.get(i + 1), Some('{' | '(')) => {
+                i = closing(&chars, i + 1);
+                continue;
+            }
+            (None, '{') => {
+                let end = closing(&chars, i);
+                let inside: String = chars[i + 1..end.saturating_sub(1).max(i + 1)].iter().collect();
+                if end <= chars.len()
+                    && chars.get(end - 1) == Some(&'}')
+                    && (inside.contains(',') || inside.contains(".."))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `raw` has a sequence bound with a leading zero (`{01..10}`), which bash pads
+/// and brush-parser reads as a plain number.
+fn zero_padded(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    (0..b.len().saturating_sub(1))
+        .any(|k| b[k] == b'0' && b[k + 1].is_ascii_digit() && (b[..k].ends_with(b"{") || b[..k].ends_with(b"..")))
+}
+
+/// The words a parsed brace expansion stands for, in order.
+fn brace_words(pieces: &[BraceExpressionOrText], raw: &str) -> Result<Vec<String>, Unsupported> {
+    let mut words = vec![String::new()];
+    for piece in pieces {
+        let alternatives = match piece {
+            BraceExpressionOrText::Text(text) => vec![text.clone()],
+            BraceExpressionOrText::Expr(members) => {
+                let mut alternatives = Vec::new();
+                for member in members {
+                    alternatives.extend(brace_member(member, raw)?);
+                }
+                alternatives
+            }
+        };
+        if words.len().saturating_mul(alternatives.len()) > MAX_BRACE_WORDS {
+            return Err(Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words")));
+        }
+        words = words.iter().flat_map(|w| alternatives.iter().map(move |a| format!("{w}{a}"))).collect();
+    }
+    Ok(words)
+}
+
+fn brace_member(member: &BraceExpressionMember, raw: &str) -> Result<Vec<String>, Unsupported> {
+    let sequence = |start: i64, end: i64, increment: i64| -> Result<Vec<i64>, Unsupported> {
+        let step = increment.unsigned_abs().max(1);
+        if start.abs_diff(end) / step >= MAX_BRACE_WORDS as u64 {
+            return Err(Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words")));
+        }
+        let step = step as i64;
+        let count = start.abs_diff(end) as i64 / step;
+        Ok((0..=count).map(|k| if start <= end { start + k * step } else { start - k * step }).collect())
+    };
+    Ok(match member {
+        BraceExpressionMember::NumberSequence { start, end, increment } => {
+            sequence(*start, *end, *increment)?.iter().map(i64::to_string).collect()
+        }
+        BraceExpressionMember::CharSequence { start, end, increment } => {
+            sequence(i64::from(u32::from(*start)), i64::from(u32::from(*end)), *increment)?
+                .into_iter()
+                .filter_map(|c| u32::try_from(c).ok().and_then(char::from_u32))
+                .map(String::from)
+                .collect()
+        }
+        BraceExpressionMember::Child(pieces) => brace_words(pieces, raw)?,
+    })
+}
+
+/// The text of an arithmetic expression, to expand before it is evaluated: `$x` and
+/// `$(cmd)` are expanded, a `~` is the operator.
+fn arithmetic_word(raw: &str, depth: usize) -> Result<Word, Unsupported> {
+    word_with(raw, false, depth, &ParserOptions { tilde_expansion_at_word_start: false, ..options() })
+}
+
+/// Parses `raw` as a word; `quoted`: it stands inside double quotes, so none of it is
+/// split or globbed.
+fn parse_word_in(raw: &str, quoted: bool, depth: usize) -> Result<Word, Unsupported> {
+    word_with(raw, quoted, depth, &options())
+}
+
+fn word_with(raw: &str, quoted: bool, depth: usize, options: &ParserOptions) -> Result<Word, Unsupported> {
+    if depth > MAX_NESTING {
+        return Err(too_deep());
+    }
+    let pieces = word::parse(raw, options).map_err(|e| Unsupported(format!("cannot parse word `{raw}`: {e}")))?;
     let mut out = Vec::new();
-    pieces_into(raw, &pieces, false, depth, &mut out)?;
+    pieces_into(raw, &pieces, quoted, depth, &mut out)?;
     Ok(Word(out))
+}
+
+/// The word inside `${X:-word}` (also `:=`, `:+`, `:?` and the replacement of `${X/a/b}`).
+/// Inside double quotes it is read as double-quoted text, as bash does: `"${X:-'a'}"`
+/// keeps the single quotes.
+fn operand_word(raw: &str, quoted: bool, depth: usize) -> Result<Word, Unsupported> {
+    if quoted { parse_word_in(&format!("\"{raw}\""), true, depth + 1) } else { parse_word(raw, depth + 1) }
+}
+
+/// A here-document's text: `$` expansions, backquotes, and a backslash before `$`, `` ` ``,
+/// `\` or a newline are special; quotes are text. That is a double-quoted word whose bare
+/// `"` are escaped, so the word parser reads it (inside `$(...)` and `${...}` quotes keep
+/// their meaning and are copied as they are).
+fn here_document(raw: &str, depth: usize) -> Result<Word, Unsupported> {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut text = String::from("\"");
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if chars.get(i + 1) == Some(&'"') => {
+                text.push_str(r#"\\\""#);
+                i += 2;
+            }
+            '\\' => {
+                text.push('\\');
+                text.extend(chars.get(i + 1));
+                i += 2;
+            }
+            '"' => {
+                text.push_str("\\\"");
+                i += 1;
+            }
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => {
+                let end = closing(&chars, i + 1);
+                text.extend(&chars[i..end]);
+                i = end;
+            }
+            '`' => {
+                let end = chars[i + 1..].iter().position(|c| *c == '`').map_or(chars.len(), |p| i + 2 + p);
+                text.extend(&chars[i..end]);
+                i = end;
+            }
+            c => {
+                text.push(c);
+                i += 1;
+            }
+        }
+    }
+    text.push('"');
+    parse_word_in(&text, true, depth)
+}
+
+/// The index after the bracket that closes the `(` or `{` at `open`; single-quoted text
+/// inside `$( )` does not count.
+fn closing(chars: &[char], open: usize) -> usize {
+    let (left, right) = if chars[open] == '(' { ('(', ')') } else { ('{', '}') };
+    let mut level = 0usize;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '\'' if left == '(' => {
+                i += chars[i + 1..].iter().position(|c| *c == '\'').map_or(chars.len(), |p| p + 1);
+            }
+            c if c == left => level += 1,
+            c if c == right => {
+                level -= 1;
+                if level == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len()
+}
+
+/// Whether a piece is `$@` (then `"$@"` with no parameters is no argument at all).
+fn is_all_parameters(piece: &WordPiece) -> bool {
+    matches!(
+        piece,
+        WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+            parameter: word::Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
+            ..
+        })
+    )
 }
 
 fn pieces_into(
@@ -367,8 +953,10 @@ fn pieces_into(
             WordPiece::SingleQuotedText(text) => out.push(Piece::Text { text: text.clone(), quoted: true }),
             WordPiece::AnsiCQuotedText(text) => out.push(Piece::Text { text: ansi_c(text), quoted: true }),
             WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                // `""` must still produce an (empty) argument.
-                out.push(Piece::Text { text: String::new(), quoted: true });
+                // `""` must still produce an (empty) argument; `"$@"` decides for itself.
+                if !inner.iter().any(|p| is_all_parameters(&p.piece)) {
+                    out.push(Piece::Text { text: String::new(), quoted: true });
+                }
                 pieces_into(raw, inner, true, depth, out)?;
             }
             WordPiece::EscapeSequence(seq) => {
@@ -383,15 +971,10 @@ fn pieces_into(
                 };
                 out.push(Piece::Text { text, quoted: true });
             }
-            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
-                parameter: Parameter::Special(SpecialParameter::LastExitStatus),
-                indirect: false,
-            }) => out.push(Piece::LastStatus { quoted }),
-            WordPiece::ParameterExpansion(_) => {
+            WordPiece::ParameterExpansion(expr) => {
                 let text = raw.get(p.start_index..p.end_index).unwrap_or("$...");
-                return Err(Unsupported(format!(
-                    "parameter expansion `{text}` (the sandbox has no variables; only `$?` is supported)"
-                )));
+                let expansion = Box::new(expansion(expr, quoted, depth, text)?);
+                out.push(Piece::Parameter { expansion, quoted });
             }
             WordPiece::CommandSubstitution(source) | WordPiece::BackquotedCommandSubstitution(source) => {
                 let script = parse_nested(source, depth + 1)?;
@@ -400,10 +983,115 @@ fn pieces_into(
             WordPiece::TildeExpansion(_) => {
                 return Err(Unsupported("tilde expansion `~` (the sandbox has no home directory)".into()));
             }
-            WordPiece::ArithmeticExpression(_) => return Err(Unsupported("arithmetic expansion `$(( ))`".into())),
+            WordPiece::ArithmeticExpression(expr) => {
+                out.push(Piece::Arithmetic { expression: arithmetic_word(&expr.value, depth + 1)?, quoted })
+            }
         }
     }
     Ok(())
+}
+
+fn is_empty(pattern: &Option<String>) -> bool {
+    pattern.as_deref().is_none_or(str::is_empty)
+}
+
+/// A parameter expansion piece; `text` is how it was written, for errors.
+fn expansion(expr: &ParameterExpr, quoted: bool, depth: usize, text: &str) -> Result<Expansion, Unsupported> {
+    let unsupported = |what: &str| Err(Unsupported(format!("{what} `{text}`")));
+    let operand = |raw: &Option<String>| operand_word(raw.as_deref().unwrap_or(""), quoted, depth);
+    let pattern = |raw: &str| parse_word(raw, depth + 1);
+    let colon = |t: &ParameterTestType| matches!(t, ParameterTestType::UnsetOrNull);
+    let (parameter, indirect, op) = match expr {
+        ParameterExpr::Parameter { parameter, indirect } => (parameter, indirect, ParameterOp::Value),
+        ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value } => {
+            (parameter, indirect, ParameterOp::Default { word: operand(default_value)?, colon: colon(test_type) })
+        }
+        ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
+            (parameter, indirect, ParameterOp::Assign { word: operand(default_value)?, colon: colon(test_type) })
+        }
+        ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
+            let word = operand(alternative_value)?;
+            (parameter, indirect, ParameterOp::Alternative { word, colon: colon(test_type) })
+        }
+        ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, test_type, error_message } => {
+            let word = match error_message {
+                Some(message) => Some(operand_word(message, quoted, depth)?),
+                None => None,
+            };
+            (parameter, indirect, ParameterOp::Error { word, colon: colon(test_type) })
+        }
+        ParameterExpr::ParameterLength { parameter, indirect } => (parameter, indirect, ParameterOp::Length),
+        ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, pattern: p }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, pattern: p } => {
+            let longest = matches!(expr, ParameterExpr::RemoveLargestSuffixPattern { .. });
+            let op = ParameterOp::RemoveSuffix { pattern: pattern(p.as_deref().unwrap_or(""))?, longest };
+            (parameter, indirect, op)
+        }
+        ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect, pattern: p }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect, pattern: p } => {
+            let longest = matches!(expr, ParameterExpr::RemoveLargestPrefixPattern { .. });
+            let op = ParameterOp::RemovePrefix { pattern: pattern(p.as_deref().unwrap_or(""))?, longest };
+            (parameter, indirect, op)
+        }
+        ParameterExpr::Substring { parameter, indirect, offset, length } => {
+            let length = match length {
+                Some(length) => Some(arithmetic_word(&length.value, depth + 1)?),
+                None => None,
+            };
+            (parameter, indirect, ParameterOp::Substring { offset: arithmetic_word(&offset.value, depth + 1)?, length })
+        }
+        ParameterExpr::UppercaseFirstChar { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: true, all: false })
+        }
+        ParameterExpr::UppercasePattern { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: true, all: true })
+        }
+        ParameterExpr::LowercaseFirstChar { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: false, all: false })
+        }
+        ParameterExpr::LowercasePattern { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: false, all: true })
+        }
+        ParameterExpr::UppercaseFirstChar { .. }
+        | ParameterExpr::UppercasePattern { .. }
+        | ParameterExpr::LowercaseFirstChar { .. }
+        | ParameterExpr::LowercasePattern { .. } => return unsupported("case conversion of a pattern"),
+        ParameterExpr::ReplaceSubstring { parameter, indirect, pattern: p, replacement, match_kind } => {
+            let kind = match match_kind {
+                SubstringMatchKind::Prefix => Replace::Prefix,
+                SubstringMatchKind::Suffix => Replace::Suffix,
+                SubstringMatchKind::FirstOccurrence => Replace::First,
+                SubstringMatchKind::Anywhere => Replace::All,
+            };
+            let op = ParameterOp::Replace { pattern: pattern(p)?, replacement: operand(replacement)?, kind };
+            (parameter, indirect, op)
+        }
+        ParameterExpr::Transform { .. } => return unsupported("parameter transformation"),
+        ParameterExpr::VariableNames { .. } => return unsupported("variable-name expansion"),
+        ParameterExpr::MemberKeys { .. } => return unsupported("arrays"),
+    };
+    if *indirect {
+        return unsupported("indirect expansion");
+    }
+    let parameter = match parameter {
+        word::Parameter::Named(name) => Parameter::Named(name.clone()),
+        word::Parameter::Positional(n) => Parameter::Positional(*n),
+        word::Parameter::Special(special) => match special {
+            SpecialParameter::AllPositionalParameters { concatenate } => Parameter::All { joined: *concatenate },
+            SpecialParameter::PositionalParameterCount => Parameter::Count,
+            SpecialParameter::LastExitStatus => Parameter::Status,
+            SpecialParameter::CurrentOptionFlags => Parameter::Options,
+            SpecialParameter::ProcessId => Parameter::ProcessId,
+            SpecialParameter::ShellName => Parameter::Positional(0),
+            SpecialParameter::LastBackgroundProcessId => {
+                return unsupported("`$!` (there are no background jobs)");
+            }
+        },
+        word::Parameter::NamedWithIndex { .. } | word::Parameter::NamedWithAllIndices { .. } => {
+            return unsupported("arrays");
+        }
+    };
+    Ok(Expansion { parameter, op })
 }
 
 /// `$'...'` escapes: the common ones.
@@ -508,20 +1196,98 @@ mod tests {
     #[test]
     fn unsupported_constructs_are_named() {
         for (source, construct) in [
-            ("for f in *; do cat $f; done", "`for` loops"),
-            ("while true; do :; done", "`while` loops"),
-            ("X=1 grep x f", "variable assignments"),
-            ("echo $HOME", "parameter expansion"),
-            ("cat <<EOF\nx\nEOF", "here-documents"),
+            ("a=(1 2)", "arrays"),
+            ("a[0]=1", "arrays"),
+            ("echo ${a[0]}", "arrays"),
+            ("echo ${!name}", "indirect expansion"),
+            ("echo ${x@Q}", "parameter transformation"),
+            ("echo $!", "background jobs"),
+            ("diff <(ls) <(ls)", "process substitution"),
             ("sleep 1 &", "background jobs"),
-            ("[[ -f x ]]", "`[[ ... ]]`"),
-            ("f() { true; }", "function definitions"),
+            ("coproc cat", "`coproc`"),
+            ("[[ -R x ]]", "name references"),
             ("echo ~", "tilde expansion"),
+            ("cat 3<<EOF\nx\nEOF", "here-documents to file descriptor 3"),
+            ("time grep x f", "`time`"),
         ] {
             let err = parse(source).unwrap_err();
             assert!(err.0.contains(construct), "{source}: {err}");
         }
         assert!(parse("echo 'unterminated").unwrap_err().0.contains("syntax error"));
+    }
+
+    #[test]
+    fn brace_expansion() {
+        let all = |source: &str| -> Vec<String> { text(source) };
+        assert_eq!(all("echo src/{a,b}.ts"), ["echo", "src/a.ts", "src/b.ts"]);
+        assert_eq!(
+            all("echo {1..3} {a..c} {5..1..2} x{,y}"),
+            ["echo", "1", "2", "3", "a", "b", "c", "5", "3", "1", "x", "xy"]
+        );
+        assert_eq!(all("echo {a,{b,c}}{1,2}"), ["echo", "a1", "a2", "b1", "b2", "c1", "c2"]);
+        // Quoted, escaped, or not a list: not an expansion.
+        assert_eq!(
+            all(r#"grep -E 'a{1,3}' "{x,y}" \{p,q\} {} {z} x{"#),
+            ["grep", "-E", "a{1,3}", "{x,y}", "{p,q}", "{}", "{z}", "x{"]
+        );
+        let Command::Group { kind: Compound::For { words: Some(words), .. }, .. } =
+            &parse("for i in {1..3}; do :; done").unwrap().0[0].first.commands[0]
+        else {
+            panic!()
+        };
+        assert_eq!(words.len(), 3);
+        for (source, error) in [
+            ("echo \"$x\"{a,b}", "brace expansion next to quotes or substitutions"),
+            ("echo {01..10}", "zero-padded brace sequences"),
+            ("echo {1..100000}", "of more than 10000 words"),
+            ("echo {a,b}{1..5001}", "of more than 10000 words"),
+            ("echo {1..6000}; echo {1..6000}", "brace expansions of more than 10000 words"),
+        ] {
+            assert!(parse(source).err().is_some_and(|e| e.0.contains(error)), "{source}");
+        }
+        assert!(parse("echo ${x:-a,b} $(echo {a,b})").is_ok());
+    }
+
+    #[test]
+    fn compound_commands_and_expansions() {
+        let kind = |source: &str| match &parse(source).unwrap().0[0].first.commands[0] {
+            Command::Group { kind, .. } => kind.clone(),
+            other => panic!("not a group: {other:?}"),
+        };
+        assert!(matches!(kind("for f in a b; do :; done"), Compound::For { words: Some(w), .. } if w.len() == 2));
+        assert!(matches!(kind("for f; do :; done"), Compound::For { words: None, .. }));
+        assert!(matches!(kind("until false; do :; done"), Compound::While { until: true, .. }));
+        assert!(matches!(kind("case $x in a|b) ;; *) ;& esac"), Compound::Case { arms, .. }
+            if arms[0].patterns.len() == 2 && arms[1].then == CaseThen::FallThrough));
+        assert!(matches!(kind("f() { :; }"), Compound::Function { name } if name == "f"));
+        assert!(matches!(kind("[[ -f a && $x == b* ]]"), Compound::Test(TestExpr::And(..))));
+        assert!(matches!(kind("(( i++ ))"), Compound::Arithmetic(_)));
+        assert!(matches!(kind("for ((i=0; i<3; i++)); do :; done"), Compound::ArithmeticFor { .. }));
+        let Command::Simple { assignments, words: argv, .. } = &parse("X=1 Y+=2 cmd").unwrap().0[0].first.commands[0]
+        else {
+            panic!()
+        };
+        assert_eq!((assignments.len(), assignments[1].append, argv.len()), (2, true, 1));
+        let op = |source: &str| match &words(source)[1][0] {
+            Piece::Parameter { expansion, .. } => expansion.op.clone(),
+            other => panic!("not a parameter: {other:?}"),
+        };
+        assert!(matches!(op("echo ${X:-d}"), ParameterOp::Default { colon: true, .. }));
+        assert!(matches!(op("echo ${X-d}"), ParameterOp::Default { colon: false, .. }));
+        assert!(matches!(op("echo ${X##*/}"), ParameterOp::RemovePrefix { longest: true, .. }));
+        assert!(matches!(op("echo ${X//a/b}"), ParameterOp::Replace { kind: Replace::All, .. }));
+        assert!(matches!(op("echo ${#X}"), ParameterOp::Length));
+        assert!(matches!(words("echo $((1 + 2))")[1][0], Piece::Arithmetic { .. }));
+        // A here-document's quotes are text; a quoted delimiter turns expansion off.
+        let here = |source: &str| match &parse(source).unwrap().0[0].first.commands[0] {
+            Command::Simple { redirects, .. } => redirects[0].clone(),
+            other => panic!("{other:?}"),
+        };
+        let Redirect::Here { text, newline: false } = here("cat <<EOF\nsay \"$x\"\nEOF") else { panic!() };
+        assert!(text.0.iter().any(|p| matches!(p, Piece::Parameter { .. })));
+        let Redirect::Here { text, .. } = here("cat <<'EOF'\n$x\nEOF") else { panic!() };
+        assert_eq!(literal(&text).as_deref(), Some("$x\n"));
+        assert!(matches!(here("cat <<< word"), Redirect::Here { newline: true, .. }));
     }
 
     #[test]

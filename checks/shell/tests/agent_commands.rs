@@ -56,6 +56,8 @@ fn listed() -> BTreeMap<usize, String> {
 }
 
 /// Why `command` is unsupported, or `None` when it parsed and ran without a refusal.
+/// A program of [`HOST_ONLY`] reached inside the script (`bash -c 'uv run …'`) is
+/// reported as `host-only: NAME`.
 fn unsupported(command: &str) -> Option<String> {
     let script = match parse::parse(command) {
         Ok(script) => script,
@@ -63,6 +65,11 @@ fn unsupported(command: &str) -> Option<String> {
     };
     let dir = tempfile::tempdir().unwrap();
     let run = exec::run(&script, Ctx::new(dir.path()), lookup, NO_LIMIT);
+    if let Some(Trouble::Unavailable(program)) =
+        run.trouble.iter().find(|t| matches!(t, Trouble::Unavailable(p) if HOST_ONLY.contains(&p.as_str())))
+    {
+        return Some(format!("host-only: {program}"));
+    }
     run.trouble.iter().find(|t| matches!(t, Trouble::Unavailable(_) | Trouble::Refused(_))).map(|t| t.to_string())
 }
 
@@ -86,6 +93,7 @@ fn agent_commands_run_unless_they_need_a_program_outside_the_sandbox() {
             .map(|programs| programs.iter().filter_map(Value::as_str).any(|p| HOST_ONLY.contains(&p)))
             .unwrap_or(false);
         let why = unsupported(command);
+        let outside = outside || why.as_deref().is_some_and(|w| w.starts_with("host-only: "));
         if matches!(row["type"].as_str(), Some("shell_exit_zero" | "typescript_compile"))
             && let Ok(script) = parse::parse(command)
         {

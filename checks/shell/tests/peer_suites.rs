@@ -107,9 +107,7 @@ fn python_json(line: &str) -> String {
     let (mut in_string, mut escaped) = (false, false);
     let mut rest = line;
     while let Some(c) = rest.chars().next() {
-        if !in_string
-            && let Some(token) = ["-Infinity", "Infinity", "NaN"].iter().find(|t| rest.starts_with(**t))
-        {
+        if !in_string && let Some(token) = ["-Infinity", "Infinity", "NaN"].iter().find(|t| rest.starts_with(**t)) {
             out.push_str("null");
             rest = &rest[token.len()..];
             continue;

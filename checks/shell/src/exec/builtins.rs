@@ -1,0 +1,827 @@
+//! The builtins: `cd`, `export`/`local`/`declare`, `unset`, `set`, `shift`, `read`,
+//! `let`, `break`/`continue`/`return`, `eval`, `source`, `command`, and the nested
+//! shells `bash`/`sh` (also a `#!/bin/sh` script run by its path), which are this
+//! interpreter again.
+
+use std::collections::HashMap;
+
+use super::{Flow, Input, NOT_FOUND, Options, Shell, State, read_input};
+use crate::parse::Script;
+use crate::vars;
+
+/// What `command -v` finds besides functions and programs.
+const BUILTINS: &[&str] = &[
+    ".", ":", "bash", "break", "cd", "command", "continue", "declare", "eval", "exit", "export", "let", "local", "pwd",
+    "read", "readonly", "return", "set", "sh", "shift", "source", "typeset", "unset", "xargs",
+];
+
+impl Shell {
+    /// Runs the builtin `name`; `None` when there is no builtin of that name.
+    #[inline(never)]
+    pub(super) fn builtin(
+        &mut self,
+        name: &str,
+        args: &[String],
+        stdin: &Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> Option<Flow> {
+        let status = match name {
+            "cd" => self.cd(args, err),
+            "exit" => {
+                let status = match args.first() {
+                    None => self.last_status,
+                    Some(n) => n.parse::<i64>().map(|n| (n & 0xff) as i32).unwrap_or(2),
+                };
+                return Some(Flow::Exit(status));
+            }
+            "pwd" => {
+                out.extend_from_slice(format!("{}\n", self.ctx.cwd).as_bytes());
+                0
+            }
+            ":" => 0,
+            "export" | "readonly" | "declare" | "typeset" | "local" => self.declare(name, args, out, err),
+            "unset" => self.unset(args, err),
+            "set" => self.set(args, out, err),
+            "shift" => self.shift(args, err),
+            "read" => self.read(args, stdin, err),
+            "let" => self.let_builtin(args, err),
+            "break" | "continue" => return Some(self.loop_control(name, args, err)),
+            "return" => return Some(self.return_builtin(args, err)),
+            "eval" => return Some(self.eval(args, stdin, out, err)),
+            "source" | "." => return Some(self.source(name, args, stdin, out, err)),
+            "bash" | "sh" => return Some(self.shell(name, args, stdin, out, err)),
+            "command" => return Some(self.command_builtin(args, stdin, out, err)),
+            "xargs" => return Some(Flow::Next(self.xargs(args, stdin, out, err))),
+            _ => return None,
+        };
+        Some(Flow::Next(status))
+    }
+
+    #[inline(never)]
+    fn cd(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
+        let target = match args {
+            [dir] => dir,
+            [] => return self.fail(err, "cd", 1, "cd: HOME not set".into()),
+            _ => return self.fail(err, "cd", 1, "cd: too many arguments".into()),
+        };
+        match std::fs::metadata(self.ctx.real(target)) {
+            Ok(meta) if meta.is_dir() => {
+                self.ctx.cwd = self.ctx.virtual_path(target);
+                0
+            }
+            result => {
+                let reason = match result {
+                    Ok(_) => "Not a directory".to_string(),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+                    Err(e) => e.to_string(),
+                };
+                self.fail(err, "cd", 1, format!("cd: {target}: {reason}"))
+            }
+        }
+    }
+
+    /// `declare`, `typeset`, `local`, `export`, `readonly`: attributes and values. Inside
+    /// a function `local` (and `declare` without `-g`) hides the caller's variable.
+    #[inline(never)]
+    fn declare(&mut self, builtin: &str, args: &[String], out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
+        let (mut exported, mut readonly, mut global, mut print) =
+            (builtin == "export", builtin == "readonly", false, false);
+        let mut operands = Vec::new();
+        let mut options_done = false;
+        for arg in args {
+            if !options_done && arg == "--" {
+                options_done = true;
+                continue;
+            }
+            let on = arg.starts_with('-');
+            if options_done || arg.len() < 2 || !(on || arg.starts_with('+')) || !operands.is_empty() {
+                operands.push(arg.as_str());
+                continue;
+            }
+            for letter in arg[1..].chars() {
+                match letter {
+                    'x' => exported = on,
+                    'r' => readonly = on,
+                    'g' => global = on,
+                    'p' => print = true,
+                    'a' | 'A' => return self.refuse_status(err, format!("arrays (`{builtin} -{letter}`)")),
+                    'i' | 'l' | 'u' | 'n' | 't' | 'f' | 'F' => {
+                        return self.refuse_status(err, format!("`{builtin} -{letter}` is not supported"));
+                    }
+                    _ => return self.fail(err, builtin, 2, format!("{builtin}: -{letter}: invalid option")),
+                }
+            }
+        }
+        let in_function = self.state.vars.in_function();
+        if builtin == "local" && !in_function {
+            return self.fail(err, builtin, 1, "local: can only be used in a function".into());
+        }
+        let local = builtin == "local" || (matches!(builtin, "declare" | "typeset") && in_function && !global);
+        if operands.is_empty() || print {
+            return self.print_declared(builtin, &operands, out);
+        }
+        let mut status = 0;
+        for operand in operands {
+            let (name, value, append) = match operand.split_once('=') {
+                Some((name, value)) => match name.strip_suffix('+') {
+                    Some(name) => (name, Some(value), true),
+                    None => (name, Some(value), false),
+                },
+                None => (operand, None, false),
+            };
+            if !vars::is_name(name) {
+                self.error(err, &format!("{builtin}: `{operand}': not a valid identifier"));
+                status = 1;
+                continue;
+            }
+            let result = (|| {
+                if local {
+                    self.state.vars.local(name)?;
+                }
+                if let Some(value) = value {
+                    let value = if append {
+                        format!("{}{value}", self.state.vars.get(name).unwrap_or(""))
+                    } else {
+                        value.into()
+                    };
+                    self.state.vars.set(name, &value)?;
+                }
+                if (exported || readonly) && (value.is_some() || self.state.vars.get(name).is_some()) {
+                    self.state.vars.mark(name, exported, readonly);
+                }
+                Ok::<(), String>(())
+            })();
+            if let Err(message) = result {
+                self.error(err, &format!("{builtin}: {message}"));
+                status = 1;
+            }
+        }
+        status
+    }
+
+    /// `export -p`, `declare -p X`, `readonly`: the variables as bash prints them.
+    #[inline(never)]
+    fn print_declared(&mut self, builtin: &str, names: &[&str], out: &mut Vec<u8>) -> i32 {
+        let mut status = 0;
+        let mut text = String::new();
+        let listed: Vec<(String, vars::Var)> = if names.is_empty() {
+            self.state.vars.sorted().into_iter().map(|(name, var)| (name.to_string(), var.clone())).collect()
+        } else {
+            names
+                .iter()
+                .filter_map(|name| match self.state.vars.var(name) {
+                    Some(var) => Some((name.to_string(), var.clone())),
+                    None => {
+                        status = 1;
+                        None
+                    }
+                })
+                .collect()
+        };
+        for (name, var) in listed {
+            if (builtin == "export" && !var.exported) || (builtin == "readonly" && !var.readonly) {
+                continue;
+            }
+            let flags = match (var.exported, var.readonly) {
+                (true, true) => "-rx",
+                (true, false) => "-x",
+                (false, true) => "-r",
+                (false, false) => "--",
+            };
+            let value = var.value.replace('\\', r"\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`");
+            text.push_str(&format!("declare {flags} {name}=\"{value}\"\n"));
+        }
+        out.extend_from_slice(text.as_bytes());
+        status
+    }
+
+    #[inline(never)]
+    fn unset(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
+        let mut functions = None;
+        let mut status = 0;
+        for arg in args {
+            match arg.as_str() {
+                "-f" => functions = Some(true),
+                "-v" => functions = Some(false),
+                name => {
+                    let is_function = functions.unwrap_or_else(|| {
+                        self.state.vars.var(name).is_none() && self.state.functions.contains_key(name)
+                    });
+                    if is_function {
+                        self.state.functions.remove(name);
+                    } else if let Err(message) = self.state.vars.unset(name) {
+                        self.error(err, &format!("unset: {message}"));
+                        status = 1;
+                    }
+                }
+            }
+        }
+        status
+    }
+
+    /// `set -e`, `set -o pipefail`, `set -- args`, `set` (the variables).
+    fn set(&mut self, args: &[String], out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
+        if args.is_empty() {
+            let text: String = self
+                .state
+                .vars
+                .sorted()
+                .into_iter()
+                .map(|(name, var)| format!("{name}={}\n", vars::quote(&var.value)))
+                .collect();
+            out.extend_from_slice(text.as_bytes());
+            return 0;
+        }
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            let on = arg.starts_with('-');
+            if arg == "--" || arg == "-" {
+                self.state.vars.positional = args[i + 1..].to_vec();
+                return 0;
+            }
+            if arg.len() < 2 || !(on || arg.starts_with('+')) {
+                self.state.vars.positional = args[i..].to_vec();
+                return 0;
+            }
+            let sign = if on { '-' } else { '+' };
+            for letter in arg[1..].chars() {
+                if letter != 'o' {
+                    if !self.state.options.set_letter(letter, on) {
+                        return self.refuse_status(err, format!("`set {sign}{letter}` is not supported"));
+                    }
+                    continue;
+                }
+                i += 1;
+                let Some(name) = args.get(i) else {
+                    let options = self.state.options;
+                    let text: String = ["errexit", "noglob", "nounset", "pipefail", "xtrace"]
+                        .iter()
+                        .map(|name| format!("{name:<15}\t{}\n", if options.get(name) { "on" } else { "off" }))
+                        .collect();
+                    out.extend_from_slice(text.as_bytes());
+                    return 0;
+                };
+                if !self.state.options.set(name, on) {
+                    return self.refuse_status(err, format!("`set {sign}o {name}` is not supported"));
+                }
+            }
+            i += 1;
+        }
+        0
+    }
+
+    #[inline(never)]
+    fn shift(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
+        let n = match args.first() {
+            None => 1,
+            Some(n) => match n.parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => return self.fail(err, "shift", 1, format!("shift: {n}: numeric argument required")),
+            },
+        };
+        let positional = &mut self.state.vars.positional;
+        if n > positional.len() {
+            return 1;
+        }
+        positional.drain(..n);
+        0
+    }
+
+    /// `read [-r] [-d delim] [-p prompt] [names]`: one line of stdin, split by `IFS`
+    /// over the names (the last takes the rest); `REPLY` without names.
+    #[inline(never)]
+    fn read(&mut self, args: &[String], stdin: &Input, err: &mut Vec<u8>) -> i32 {
+        let (mut raw, mut delimiter) = (false, b'\n');
+        let mut names: Vec<String> = Vec::new();
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            i += 1;
+            if !names.is_empty() || arg.len() < 2 || !arg.starts_with('-') {
+                names.push(arg.clone());
+                continue;
+            }
+            if arg == "--" {
+                names.extend(args[i..].iter().cloned());
+                break;
+            }
+            for (k, letter) in arg.char_indices().skip(1) {
+                match letter {
+                    'r' => raw = true,
+                    's' | 'e' => {}
+                    'p' | 'd' | 't' | 'a' | 'n' | 'N' | 'u' | 'i' => {
+                        let attached = &arg[k + 1..];
+                        let value = if attached.is_empty() {
+                            i += 1;
+                            args.get(i - 1).cloned().unwrap_or_default()
+                        } else {
+                            attached.to_string()
+                        };
+                        match letter {
+                            'p' | 't' => {}
+                            'd' => delimiter = value.bytes().next().unwrap_or(0),
+                            'a' => return self.refuse_status(err, "arrays (`read -a`)".into()),
+                            _ => return self.refuse_status(err, format!("`read -{letter}` is not supported")),
+                        }
+                        break;
+                    }
+                    _ => return self.fail(err, "read", 2, format!("read: -{letter}: invalid option")),
+                }
+            }
+        }
+        if let Some(bad) = names.iter().find(|name| !vars::is_name(name)) {
+            return self.fail(err, "read", 1, format!("read: `{bad}': not a valid identifier"));
+        }
+        let (text, complete) = match stdin.take_line(delimiter) {
+            None => (String::new(), false),
+            Some((line, complete)) => {
+                let mut text = String::from_utf8_lossy(line).into_owned();
+                let mut complete = complete;
+                if !raw {
+                    // A backslash before the newline continues the line.
+                    while complete && text.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1 {
+                        text.pop();
+                        match stdin.take_line(delimiter) {
+                            Some((more, c)) => {
+                                text.push_str(&String::from_utf8_lossy(more));
+                                complete = c;
+                            }
+                            None => complete = false,
+                        }
+                    }
+                    text = unescape(&text);
+                }
+                (text, complete)
+            }
+        };
+        let result = if names.is_empty() {
+            self.state.vars.set("REPLY", &text)
+        } else {
+            let fields = vars::split(&text, &self.ifs(), Some(names.len())).fields;
+            names
+                .iter()
+                .enumerate()
+                .try_for_each(|(k, name)| self.state.vars.set(name, fields.get(k).map_or("", String::as_str)))
+        };
+        if let Err(message) = result {
+            self.error(err, &format!("read: {message}"));
+            return 1;
+        }
+        i32::from(!complete)
+    }
+
+    /// `let EXPR...`: 0 when the last expression is not zero.
+    #[inline(never)]
+    fn let_builtin(&mut self, args: &[String], err: &mut Vec<u8>) -> i32 {
+        if args.is_empty() {
+            return self.fail(err, "let", 1, "let: expression expected".into());
+        }
+        let mut last = 0;
+        for arg in args {
+            match self.arithmetic_text(arg, "let", err) {
+                Ok(n) => last = n,
+                Err(()) => return 1,
+            }
+        }
+        i32::from(last == 0)
+    }
+
+    fn loop_control(&mut self, name: &str, args: &[String], err: &mut Vec<u8>) -> Flow {
+        let n = match args.first().map(|a| (a, a.parse::<i64>())) {
+            None => 1,
+            Some((_, Ok(n))) if n >= 1 => n,
+            Some((a, _)) => {
+                return Flow::Next(self.fail(err, name, 1, format!("{name}: {a}: loop count out of range")));
+            }
+        };
+        if self.loops == 0 {
+            self.error(err, &format!("{name}: only meaningful in a `for', `while', or `until' loop"));
+            return Flow::Next(0);
+        }
+        let n = u32::try_from(n).unwrap_or(u32::MAX).min(self.loops);
+        if name == "break" { Flow::Break(n) } else { Flow::Continue(n) }
+    }
+
+    fn return_builtin(&mut self, args: &[String], err: &mut Vec<u8>) -> Flow {
+        if self.returnable == 0 {
+            self.error(err, "return: can only `return' from a function or sourced script");
+            return Flow::Next(2);
+        }
+        match args.first() {
+            None => Flow::Return(self.last_status),
+            Some(n) => match n.parse::<i64>() {
+                Ok(n) => Flow::Return((n & 0xff) as i32),
+                Err(_) => Flow::Return(self.fail(err, "return", 2, format!("return: {n}: numeric argument required"))),
+            },
+        }
+    }
+
+    /// `eval ARGS`: the arguments joined by spaces, run here.
+    #[inline(never)]
+    fn eval(&mut self, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let source = args.join(" ");
+        let script = match crate::parse::parse(&source) {
+            Ok(script) => script,
+            Err(e) => return self.unsupported(err, "eval", &e),
+        };
+        if let Err(flow) = self.enter("eval", err) {
+            return flow;
+        }
+        let flow = self.script(&script, stdin, out, err);
+        self.depth -= 1;
+        flow
+    }
+
+    /// `source FILE [ARGS]` / `. FILE`: the file runs in this shell; `return` ends it.
+    #[inline(never)]
+    fn source(&mut self, name: &str, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let Some((file, rest)) = args.split_first() else {
+            return Flow::Next(self.fail(err, name, 2, format!("{name}: filename argument required")));
+        };
+        let text = match read_input(&self.ctx, file) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(message) => return Flow::Next(self.fail(err, name, 1, format!("{name}: {message}"))),
+        };
+        let script = match crate::parse::parse(&text) {
+            Ok(script) => script,
+            Err(e) => return self.unsupported(err, &format!("{name} {file}"), &e),
+        };
+        if let Err(flow) = self.enter(file, err) {
+            return flow;
+        }
+        let positional = (!rest.is_empty()).then(|| std::mem::replace(&mut self.state.vars.positional, rest.to_vec()));
+        self.returnable += 1;
+        let flow = self.script(&script, stdin, out, err);
+        self.returnable -= 1;
+        if let Some(positional) = positional {
+            self.state.vars.positional = positional;
+        }
+        self.depth -= 1;
+        match flow {
+            Flow::Return(status) => Flow::Next(status),
+            other => other,
+        }
+    }
+
+    /// `bash [-euxo pipefail] -c SCRIPT [ARG0 ARGS]`, `sh FILE [ARGS]`, `bash -n FILE`,
+    /// `bash` reading the script from stdin: this interpreter again, in a nested shell.
+    #[inline(never)]
+    fn shell(&mut self, name: &str, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let mut options = Options::default();
+        let (mut command, mut check_only) = (false, false);
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            if arg == "--" || arg == "-" {
+                i += 1;
+                break;
+            }
+            if let Some(long) = arg.strip_prefix("--") {
+                if !matches!(long, "norc" | "noprofile" | "login") {
+                    return Flow::Next(self.fail(err, name, 2, format!("{name}: --{long}: invalid option")));
+                }
+                i += 1;
+                continue;
+            }
+            let on = arg.starts_with('-');
+            if arg.len() < 2 || !(on || arg.starts_with('+')) {
+                break;
+            }
+            for letter in arg[1..].chars() {
+                match letter {
+                    'c' => command = true,
+                    'n' => check_only = true,
+                    // Login, interactive, read stdin: nothing to do without a terminal.
+                    'l' | 'i' | 's' => {}
+                    'o' => {
+                        i += 1;
+                        let option = args.get(i).map_or("", String::as_str);
+                        if !options.set(option, on) {
+                            return Flow::Next(
+                                self.refuse_status(err, format!("`{name} -o {option}` is not supported")),
+                            );
+                        }
+                    }
+                    letter if options.set_letter(letter, on) => {}
+                    letter => {
+                        return Flow::Next(self.refuse_status(err, format!("`{name} -{letter}` is not supported")));
+                    }
+                }
+            }
+            i += 1;
+        }
+        let operands = args.get(i..).unwrap_or(&[]);
+        let (source, arg0, params, label) = if command {
+            let Some((script, rest)) = operands.split_first() else {
+                return Flow::Next(self.fail(err, name, 2, format!("{name}: -c: option requires an argument")));
+            };
+            let arg0 = rest.first().cloned().unwrap_or_else(|| name.to_string());
+            (script.clone(), arg0, rest.get(1..).unwrap_or(&[]).to_vec(), format!("{name} -c"))
+        } else if let Some((file, rest)) = operands.split_first() {
+            match read_input(&self.ctx, file) {
+                Ok(bytes) => (
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                    file.clone(),
+                    rest.to_vec(),
+                    format!("{name} {file}"),
+                ),
+                Err(message) => return Flow::Next(self.fail(err, name, NOT_FOUND, format!("{name}: {message}"))),
+            }
+        } else {
+            (String::from_utf8_lossy(stdin.take_all()).into_owned(), name.to_string(), Vec::new(), name.to_string())
+        };
+        let script = match crate::parse::parse(&source) {
+            Ok(script) => script,
+            Err(e) => return self.unsupported(err, &label, &e),
+        };
+        if check_only {
+            return Flow::Next(0);
+        }
+        let mut vars = self.state.vars.exported();
+        vars.arg0 = arg0;
+        vars.positional = params;
+        let state = State { vars, functions: HashMap::new(), options };
+        Flow::Next(self.nested(&label, &script, state, stdin, out, err))
+    }
+
+    /// Runs `script` as a separate shell with `state`; everything of this one is put back.
+    fn nested(
+        &mut self,
+        label: &str,
+        script: &Script,
+        state: State,
+        stdin: &Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        if let Err(flow) = self.enter(label, err) {
+            return flow.status();
+        }
+        let state = std::mem::replace(&mut self.state, state);
+        let cwd = self.ctx.cwd.clone();
+        let loops = std::mem::replace(&mut self.loops, 0);
+        let returnable = std::mem::replace(&mut self.returnable, 0);
+        let conditions = std::mem::replace(&mut self.conditions, 0);
+        self.last_status = 0;
+        let status = self.script(script, stdin, out, err).status();
+        self.state = state;
+        self.ctx.cwd = cwd;
+        self.loops = loops;
+        self.returnable = returnable;
+        self.conditions = conditions;
+        self.depth -= 1;
+        status
+    }
+
+    /// `./check.sh`, `scripts/x.sh`: a script whose `#!` line names sh or bash runs as
+    /// `bash FILE` would. Anything else is left to the program lookup (not available).
+    #[inline(never)]
+    pub(super) fn script_file(
+        &mut self,
+        path: &str,
+        args: &[String],
+        stdin: &Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> Option<Flow> {
+        let bytes = read_input(&self.ctx, path).ok()?;
+        let first = bytes.split(|b| *b == b'\n').next()?;
+        let mut words = std::str::from_utf8(first).ok()?.strip_prefix("#!")?.split_whitespace();
+        let mut interpreter = words.next()?.rsplit('/').next()?;
+        if interpreter == "env" {
+            interpreter = words.next()?;
+        }
+        if !matches!(interpreter, "sh" | "bash" | "dash") {
+            return None;
+        }
+        let interpreter = interpreter.to_string();
+        let shell_args: Vec<String> =
+            words.map(str::to_string).chain(std::iter::once(path.to_string())).chain(args.iter().cloned()).collect();
+        Some(self.shell(&interpreter, &shell_args, stdin, out, err))
+    }
+
+    /// `xargs [-0] [-d DELIM] [-I REPLACE] [-n N] [-L N] [-r] [-t] [COMMAND [ARGS]]`, as
+    /// GNU findutils' xargs: the items of stdin appended to (or, with `-I`, put in place of
+    /// REPLACE in) the command, which runs inside this interpreter like any other (a
+    /// sandboxed program, a builtin, `bash -c`), with an empty stdin. Exit status: 123 if
+    /// a command exited 1-125, 124 for 255, 127 if the command does not exist.
+    #[inline(never)]
+    fn xargs(&mut self, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
+        let (mut delimiter, mut replace, mut per_call, mut lines, mut skip_empty, mut trace) =
+            (None::<u8>, None::<String>, None::<usize>, false, false, false);
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            let value = |i: &mut usize, attached: &str| -> Option<String> {
+                if attached.is_empty() {
+                    *i += 1;
+                    args.get(*i).cloned()
+                } else {
+                    Some(attached.to_string())
+                }
+            };
+            match arg.as_str() {
+                "-0" | "--null" => delimiter = Some(0),
+                "-r" | "--no-run-if-empty" => skip_empty = true,
+                "-t" | "--verbose" => trace = true,
+                "--" => {
+                    i += 1;
+                    break;
+                }
+                a if a.starts_with("-I") || a.starts_with("-i") || a.starts_with("--replace") => {
+                    let attached = a.strip_prefix("--replace").map(|r| r.trim_start_matches('=')).unwrap_or(&a[2..]);
+                    replace = match a.starts_with("-I") {
+                        true => value(&mut i, attached),
+                        false => Some(if attached.is_empty() { "{}".to_string() } else { attached.to_string() }),
+                    };
+                }
+                a if a.starts_with("-n") || a.starts_with("-L") => {
+                    lines = a.starts_with("-L");
+                    per_call = value(&mut i, &a[2..]).and_then(|n| n.parse().ok()).filter(|n| *n > 0);
+                    if per_call.is_none() {
+                        return self.fail(err, "xargs", 1, format!("xargs: invalid number for {} option", &a[..2]));
+                    }
+                }
+                a if a.starts_with("-d") => match value(&mut i, &a[2..]).as_deref() {
+                    Some("\\n") => delimiter = Some(b'\n'),
+                    Some("\\t") => delimiter = Some(b'\t'),
+                    Some("\\0") => delimiter = Some(0),
+                    Some(d) if d.len() == 1 => delimiter = Some(d.as_bytes()[0]),
+                    _ => return self.fail(err, "xargs", 1, "xargs: invalid input delimiter specification".into()),
+                },
+                a if a.starts_with('-') && a.len() > 1 => {
+                    return self.fail(
+                        err,
+                        "xargs",
+                        1,
+                        format!("xargs: option {a} is not supported in the reviewhost sandbox"),
+                    );
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        let command: Vec<String> = match args.get(i..) {
+            Some(rest) if !rest.is_empty() => rest.to_vec(),
+            _ => vec!["echo".to_string()],
+        };
+        let data = stdin.rest();
+        let items: Vec<String> = match (delimiter, &replace) {
+            (Some(d), _) => data.split(|b| *b == d).map(|i| String::from_utf8_lossy(i).into_owned()).collect(),
+            (None, Some(_)) => data
+                .split(|b| *b == b'\n')
+                .map(|l| String::from_utf8_lossy(l).trim_start().to_string())
+                .filter(|l| !l.is_empty())
+                .collect(),
+            (None, None) => match split_items(&String::from_utf8_lossy(data)) {
+                Ok(items) => items,
+                Err(message) => return self.fail(err, "xargs", 1, format!("xargs: {message}")),
+            },
+        };
+        let items: Vec<String> = match delimiter {
+            // A final delimiter ends the last item rather than starting an empty one.
+            Some(_) if items.last().is_some_and(String::is_empty) => items[..items.len() - 1].to_vec(),
+            _ => items,
+        };
+        let calls: Vec<Vec<String>> = match (&replace, per_call) {
+            (Some(r), _) => {
+                items.iter().map(|item| command.iter().map(|word| word.replace(r.as_str(), item)).collect()).collect()
+            }
+            (None, _) if items.is_empty() => match skip_empty {
+                true => Vec::new(),
+                false => vec![command.clone()],
+            },
+            (None, Some(n)) if !lines || n > 0 => {
+                items.chunks(n).map(|chunk| command.iter().cloned().chain(chunk.iter().cloned()).collect()).collect()
+            }
+            (None, _) => vec![command.iter().cloned().chain(items.iter().cloned()).collect()],
+        };
+        let mut status = 0;
+        let empty = Input::new(b"");
+        for call in calls {
+            if trace {
+                err.extend_from_slice(format!("{}\n", call.join(" ")).as_bytes());
+            }
+            let (name, call_args) = call.split_first().expect("a command");
+            // A command's `exit` or `return` ends that command, not the script.
+            let code = self.dispatch(name, call_args, true, &empty, out, err).status();
+            match code {
+                0 => {}
+                127 => return 127,
+                255 => {
+                    self.error(err, &format!("xargs: {name}: exited with status 255; aborting"));
+                    return 124;
+                }
+                _ => status = 123,
+            }
+        }
+        status
+    }
+
+    /// `command -v NAME` (is it there?) and `command NAME ARGS` (not a function).
+    #[inline(never)]
+    fn command_builtin(&mut self, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let mut describe = None;
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            match arg.as_str() {
+                "-v" => describe = Some(false),
+                "-V" => describe = Some(true),
+                "-p" => {}
+                "--" => {
+                    i += 1;
+                    break;
+                }
+                a if a.starts_with('-') => {
+                    return Flow::Next(self.fail(err, "command", 2, format!("command: {a}: invalid option")));
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        let rest = args.get(i..).unwrap_or(&[]);
+        let Some(verbose) = describe else {
+            return match rest.split_first() {
+                Some((name, args)) => self.dispatch(name, args, false, stdin, out, err),
+                None => Flow::Next(0),
+            };
+        };
+        let mut status = 0;
+        for name in rest {
+            let kind = if self.state.functions.contains_key(name) {
+                "a function"
+            } else if BUILTINS.contains(&name.as_str()) {
+                "a shell builtin"
+            } else if (self.lookup)(name).is_some() {
+                "a program of the reviewhost sandbox"
+            } else {
+                status = 1;
+                if verbose {
+                    self.error(err, &format!("command: {name}: not found"));
+                }
+                continue;
+            };
+            let line = if verbose { format!("{name} is {kind}\n") } else { format!("{name}\n") };
+            out.extend_from_slice(line.as_bytes());
+        }
+        Flow::Next(status)
+    }
+}
+
+/// `read` without `-r`: a backslash makes the next character literal.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            out.extend(chars.next());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// xargs's default input: items separated by blanks and newlines, with single and
+/// double quotes and backslashes as GNU xargs reads them.
+fn split_items(text: &str) -> Result<Vec<String>, String> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut started = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if started {
+                    items.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            '\'' | '"' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some('\n') | None => {
+                            let name = if c == '"' { "double" } else { "single" };
+                            return Err(format!(
+                                "unmatched {name} quote; by default quotes are special to xargs unless you use the -0 option"
+                            ));
+                        }
+                        Some(other) => current.push(other),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                current.extend(chars.next());
+            }
+            other => {
+                started = true;
+                current.push(other);
+            }
+        }
+    }
+    if started {
+        items.push(current);
+    }
+    Ok(items)
+}
