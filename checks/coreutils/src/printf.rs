@@ -108,8 +108,10 @@ fn run_format(fmt: &[u8], st: &mut PrintfState, io: &mut Io) -> bool {
         }
         i += 1;
         if i >= fmt.len() {
-            io.stdout.push(b'%');
-            break;
+            // bash: a lone `%` at the end is an error, and nothing is printed for it.
+            io.stderr.extend_from_slice(b"printf: missing format character\n");
+            st.status = 1;
+            return true;
         }
         if fmt[i] == b'%' {
             io.stdout.push(b'%');

@@ -2,7 +2,7 @@
 //!
 //! GNU coreutils 9.x under `LC_ALL=C.UTF-8`.
 //!
-//! Left out on purpose: the OUTPUT operand (it writes a file).
+//! Left out on purpose: an OUTPUT operand other than `-` (it writes a file).
 
 use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
@@ -70,6 +70,8 @@ pub fn uniq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     }
     match p.operands.len() {
         0 | 1 => {}
+        // `-` as OUTPUT is standard output: nothing is written.
+        2 if p.operands[1] == "-" => {}
         2 => {
             err(io, "uniq", "writing an output file is not supported in the sandbox");
             return 1;

@@ -275,7 +275,11 @@ fn apply(o: &mut Options, name: Name, v: String) -> Result<(), UsageError> {
         Name::Short('X') => return Err(UsageError::usage("invalid option -- 'X'".into())),
         Name::Long("include") => o.file_globs.push((true, v)),
         Name::Long("exclude") => o.file_globs.push((false, v)),
-        Name::Long("exclude-dir") => o.exclude_dirs.push(v),
+        // GNU strips trailing slashes from the glob (`--exclude-dir=dir/` excludes `dir`).
+        Name::Long("exclude-dir") => o.exclude_dirs.push(match v.trim_end_matches('/') {
+            "" => v,
+            trimmed => trimmed.to_string(),
+        }),
         Name::Long("binary-files") => {
             o.binary = match v.as_str() {
                 "binary" => BinaryFiles::Binary,
@@ -463,6 +467,14 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
                 }
             }
         }
+    }
+    // GNU grep 3.8: when nothing can match (`-m 0`; no pattern at all, as `-f` of an empty
+    // file gives; `-v ''`) and `-L` is not asked for, grep exits 1 without opening a file.
+    let nothing_matches = o.max_count == Some(0)
+        || (patterns.is_empty() && !o.invert)
+        || (o.invert && patterns == [""] && !o.line && !o.word);
+    if nothing_matches && o.list != Some(ListFiles::NonMatching) {
+        return 1;
     }
     let (pattern, warnings) = match build_pattern(&o, &patterns) {
         Ok(x) => x,
