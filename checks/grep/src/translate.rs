@@ -339,6 +339,11 @@ impl Translator {
             number(self)?
         } else {
             if min.is_none() {
+                // GNU ERE: `a{}` is an error, other braces without a count (`a{x}`, `a{`)
+                // are ordinary characters.
+                if ere && self.peek(0) == Some('}') {
+                    return Err(PatternError::new(BAD_INTERVAL));
+                }
                 if ere {
                     return Ok(None);
                 }
@@ -588,6 +593,8 @@ mod tests {
     fn ere_literal_braces_and_parens() {
         assert_eq!(ere("a{1"), r"a\{1");
         assert_eq!(ere("a{x}"), r"a\{x\}");
+        assert_eq!(translate("a{}", Syntax::Extended), Err(PatternError::new(BAD_INTERVAL)));
+        assert_eq!(translate("a{1}{}", Syntax::Extended), Err(PatternError::new(BAD_INTERVAL)));
         assert_eq!(ere(")"), r"\)");
         let t = translate("*a", Syntax::Extended).expect("valid");
         assert_eq!(t.regex, "a");
