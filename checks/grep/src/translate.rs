@@ -398,9 +398,11 @@ impl Translator {
         // `[:alpha:]` instead of `[[:alpha:]]`: GNU rejects it with a hint.
         if self.peek(0) == Some(':') {
             let rest: String = self.chars[self.pos..].iter().collect();
+            // As GNU's dfa decides it: something between the colons, no `]` before the
+            // closing `:]`, no range and no class inside (`[::]`, `[:-:]` are ordinary).
             if let Some(end) = rest.find(":]")
-                && end > 0
-                && rest[1..end].chars().all(|c| c.is_ascii_alphabetic())
+                && end > 1
+                && !rest[1..end].contains([']', '-', '['])
             {
                 return Err(PatternError::new("character class syntax is [[:space:]], not [:space:]"));
             }
@@ -616,6 +618,8 @@ mod tests {
         assert_eq!(bre("[[:alpha:]"), "ERR Unmatched [, [^, [:, [., or [=");
         assert_eq!(bre("[[:foo:]]"), "ERR Invalid character class name");
         assert_eq!(bre("[:alpha:]"), "ERR character class syntax is [[:space:]], not [:space:]");
+        assert_eq!(bre("[:a b:]"), "ERR character class syntax is [[:space:]], not [:space:]");
+        assert!(!bre("[::]").starts_with("ERR") && !bre("[:-:]").starts_with("ERR"));
         assert_eq!(bre("[z-a]"), "ERR Invalid range end");
         assert_eq!(bre("x\\"), "ERR Trailing backslash");
         assert!(bre(r"\(a\)\1").starts_with("ERR back-references"));
