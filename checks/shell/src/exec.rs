@@ -1299,6 +1299,8 @@ mod tests {
     fn xargs_runs_sandboxed_commands() {
         assert_eq!(out(&real("printf 'a b\\nc' | xargs echo")), "a b c\n");
         assert_eq!(out(&real("printf 'a b c' | xargs -n 2 echo x")), "x a b\nx c\n");
+        assert_eq!(out(&real("printf 'a b\\n\\nc\\nd e f\\n' | xargs -L 2 echo x")), "x a b c\nx d e f\n");
+        assert_eq!(out(&real("printf 'a\\0b c\\0' | xargs -0 -n 1 echo")), "a\nb c\n");
         assert_eq!(out(&real("printf 'src/a.ts\\nsrc/b.ts\\n' | xargs -I{} grep -c foo {}")), "2\n1\n");
         assert_eq!(out(&real("printf '\"a b\" c' | xargs -n 1 echo")), "a b\nc\n");
         assert_eq!(out(&real("printf '' | xargs echo ran")), "ran\n");

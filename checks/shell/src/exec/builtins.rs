@@ -664,35 +664,39 @@ impl Shell {
             _ => vec!["echo".to_string()],
         };
         let data = stdin.rest();
-        let items: Vec<String> = match (delimiter, &replace) {
-            (Some(d), _) => data.split(|b| *b == d).map(|i| String::from_utf8_lossy(i).into_owned()).collect(),
-            (None, Some(_)) => data
-                .split(|b| *b == b'\n')
-                .map(|l| String::from_utf8_lossy(l).trim_start().to_string())
-                .filter(|l| !l.is_empty())
-                .collect(),
-            (None, None) => match split_items(&String::from_utf8_lossy(data)) {
-                Ok(items) => items,
+        // Records: what `-L` counts (a non-blank input line, or a delimited item), each
+        // with its items (what `-n` counts; with `-I`, the line is the one item).
+        let text = String::from_utf8_lossy(data);
+        let records: Vec<Vec<String>> = match (delimiter, &replace) {
+            (Some(d), _) => {
+                let mut items: Vec<&[u8]> = data.split(|b| *b == d).collect();
+                // A final delimiter ends the last item rather than starting an empty one.
+                if items.last().is_some_and(|i| i.is_empty()) {
+                    items.pop();
+                }
+                items.into_iter().map(|i| vec![String::from_utf8_lossy(i).into_owned()]).collect()
+            }
+            (None, Some(_)) => {
+                text.lines().map(str::trim_start).filter(|l| !l.is_empty()).map(|l| vec![l.to_string()]).collect()
+            }
+            (None, None) => match text.lines().map(split_items).collect::<Result<Vec<_>, _>>() {
+                Ok(lines) => lines.into_iter().filter(|items| !items.is_empty()).collect(),
                 Err(message) => return self.fail(err, "xargs", 1, format!("xargs: {message}")),
             },
         };
-        let items: Vec<String> = match delimiter {
-            // A final delimiter ends the last item rather than starting an empty one.
-            Some(_) if items.last().is_some_and(String::is_empty) => items[..items.len() - 1].to_vec(),
-            _ => items,
-        };
+        let with = |items: &[String]| -> Vec<String> { command.iter().chain(items).cloned().collect() };
         let calls: Vec<Vec<String>> = match (&replace, per_call) {
-            (Some(r), _) => {
-                items.iter().map(|item| command.iter().map(|word| word.replace(r.as_str(), item)).collect()).collect()
-            }
-            (None, _) if items.is_empty() => match skip_empty {
+            (Some(r), _) => records
+                .iter()
+                .map(|item| command.iter().map(|word| word.replace(r.as_str(), &item[0])).collect())
+                .collect(),
+            (None, _) if records.is_empty() => match skip_empty {
                 true => Vec::new(),
                 false => vec![command.clone()],
             },
-            (None, Some(n)) if !lines || n > 0 => {
-                items.chunks(n).map(|chunk| command.iter().cloned().chain(chunk.iter().cloned()).collect()).collect()
-            }
-            (None, _) => vec![command.iter().cloned().chain(items.iter().cloned()).collect()],
+            (None, Some(n)) if lines => records.chunks(n).map(|chunk| with(&chunk.concat())).collect(),
+            (None, Some(n)) => records.concat().chunks(n).map(with).collect(),
+            (None, None) => vec![with(&records.concat())],
         };
         let mut status = 0;
         let empty = Input::new(b"");
