@@ -144,8 +144,6 @@ struct Prepared {
     path: Option<String>,
     /// A command type's rule and intent.
     rule: Option<expect::CommandRule>,
-    /// The root's paths on the host, which a command may name ([`ShellInput::root_paths`]).
-    root_paths: Vec<String>,
 }
 
 /// What a plan asks: the component, its input and its view.
@@ -255,15 +253,16 @@ impl Checks {
         };
         let rule = expect::resolve(&assertion.type_name, assertion.object.get("expected"))
             .map_err(|reason| Outcome::decided(Status::Error, reason))?;
-        Ok(Prepared { path, rule, root_paths: root.host_paths() })
+        Ok(Prepared { path, rule })
     }
 
-    /// The input `registered` gets for `assertion`.
+    /// The input `registered` gets for `assertion` in `root`.
     fn input(
         registered: &Registered,
         assertion: &Assertion,
         prepared: Prepared,
         mode: Mode,
+        root: &RootDir,
     ) -> Result<String, Outcome> {
         let wrong_type = || {
             Outcome::decided(
@@ -286,7 +285,7 @@ impl Checks {
                         rule,
                         intent,
                         mode,
-                        root_paths: prepared.root_paths,
+                        root_paths: root.host_paths(),
                     })
                 }
                 _ => return Err(wrong_type()),
@@ -366,7 +365,7 @@ impl Checks {
             Ok(component) => component,
             Err(reason) => return Plan::Decided(Outcome::decided(Status::Error, reason)),
         };
-        match Self::input(registered, assertion, prepared, mode) {
+        match Self::input(registered, assertion, prepared, mode, root) {
             Ok(input) => Plan::Evaluate(Task { component, input: Input::Assertion(input), view: View::whole(root) }),
             Err(decided) => Plan::Decided(decided),
         }

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Places, details};
+use super::{Places, details, headline};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -50,10 +50,7 @@ pub fn write_codequality(report: &RunReport, out: &mut dyn Write) -> io::Result<
             Status::Error => "minor",
         };
         let place = places.locations(assertion, outcome).swap_remove(0);
-        let description = match outcome.status {
-            Status::Error => format!("{}: could not be evaluated: {}", assertion.id, details(outcome)),
-            _ => format!("{}: {}", assertion.id, details(outcome)),
-        };
+        let description = headline(assertion, outcome, &details(outcome));
         issues.push(Issue {
             kind: "issue",
             check_name: &assertion.id,

@@ -279,6 +279,15 @@ fn file_label(report: &RunReport) -> String {
     report.file.display().to_string()
 }
 
+/// A result that did not pass, for the machine formats: the assertion's id, then `text`
+/// (its message, or [`details`]), saying so when it could not be evaluated.
+fn headline(assertion: &Assertion, outcome: &Outcome, text: &str) -> String {
+    match outcome.status {
+        crate::assertion::Status::Error => format!("{}: could not be evaluated: {text}", assertion.id),
+        _ => format!("{}: {text}", assertion.id),
+    }
+}
+
 /// Text of a result for the machine formats: the message, then one line per evidence.
 fn details(outcome: &Outcome) -> String {
     let mut out = outcome.message.clone();

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Places, details};
+use super::{Places, details, headline};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -66,11 +66,12 @@ pub fn write_rdjson(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
     let source = Source { name: "reviewhost" };
     let mut diagnostics = Vec::new();
     for (assertion, outcome) in &report.results {
-        let (severity, message) = match outcome.status {
+        let severity = match outcome.status {
             Status::Pass => continue,
-            Status::Fail => ("ERROR", format!("{}: {}", assertion.id, outcome.message)),
-            Status::Error => ("WARNING", format!("{}: could not be evaluated: {}", assertion.id, outcome.message)),
+            Status::Fail => "ERROR",
+            Status::Error => "WARNING",
         };
+        let message = headline(assertion, outcome, &outcome.message);
         let text = details(outcome);
         for place in places.locations(assertion, outcome).into_iter().take(MAX_LOCATIONS) {
             diagnostics.push(Diagnostic {

@@ -22,7 +22,7 @@ use serde_sarif::sarif::{
     ToolComponent,
 };
 
-use super::{Location, Places, details};
+use super::{Location, Places, details, headline};
 use crate::assertion::Status;
 use crate::run::RunReport;
 
@@ -66,10 +66,7 @@ pub fn write_sarif(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             Status::Fail => ResultLevel::Error,
             Status::Error => ResultLevel::Warning,
         };
-        let text = match outcome.status {
-            Status::Error => format!("{}: could not be evaluated: {}", assertion.id, details(outcome)),
-            _ => format!("{}: {}", assertion.id, details(outcome)),
-        };
+        let text = headline(assertion, outcome, &details(outcome));
         let at = places.locations(assertion, outcome);
         // The evidence (the code) is where the alert is; the assertion that found it is
         // a related location, so the alert can be traced to its check.

@@ -44,7 +44,7 @@ pub use printf::printf;
 pub use sed::sed;
 pub use sort::sort;
 pub use tee::tee;
-pub use test::{bracket, test};
+pub use test::{bracket, compare_integers, test};
 pub use tr::tr;
 pub use uniq::uniq;
 pub use wc::wc;

@@ -37,7 +37,7 @@ struct Command {
     to: Option<Address>,
     negated: bool,
     action: Action,
-    /// For a range: whether it is open, and, for a numbered end, where it closes.
+    /// For a range: whether it is open (its start matched and its end has not).
     active: bool,
 }
 

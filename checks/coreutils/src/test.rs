@@ -213,16 +213,22 @@ impl Test<'_> {
             _ => {
                 let a = test_int(l)?;
                 let b = test_int(r)?;
-                match op {
-                    "-eq" => a == b,
-                    "-ne" => a != b,
-                    "-lt" => a < b,
-                    "-le" => a <= b,
-                    "-gt" => a > b,
-                    _ => a >= b,
-                }
+                compare_integers(op, a, b)
             }
         })
+    }
+}
+
+/// `a OP b` for the integer operators of `test` (and of `[[ ]]`): `-eq`, `-ne`, `-lt`,
+/// `-le`, `-gt`, and `-ge` for anything else (the callers pass only these six).
+pub fn compare_integers(op: &str, a: i64, b: i64) -> bool {
+    match op {
+        "-eq" => a == b,
+        "-ne" => a != b,
+        "-lt" => a < b,
+        "-le" => a <= b,
+        "-gt" => a > b,
+        _ => a >= b,
     }
 }
 

@@ -298,14 +298,7 @@ impl Shell {
                         let right = self.expand_text(right, err)?;
                         let a = self.arithmetic_text(&left, "[[", err).map_err(|()| Flow::Next(1))?;
                         let b = self.arithmetic_text(&right, "[[", err).map_err(|()| Flow::Next(1))?;
-                        match *op {
-                            "-eq" => a == b,
-                            "-ne" => a != b,
-                            "-lt" => a < b,
-                            "-le" => a <= b,
-                            "-gt" => a > b,
-                            _ => a >= b,
-                        }
+                        reviewhost_coreutils::compare_integers(op, a, b)
                     }
                     TestOp::Files(op) => {
                         let right = self.expand_text(right, err)?;
