@@ -3,7 +3,8 @@
 //!
 //! The command string an analyst wrote is parsed ([`parse`]) and interpreted ([`exec`])
 //! inside the component: no host shell ever sees it. Programs are the sandboxed
-//! implementations in `reviewhost-grep` and `reviewhost-coreutils`; anything else exits
+//! implementations in `reviewhost-grep`, `reviewhost-coreutils`, `reviewhost-awk` and
+//! `reviewhost-git`; anything else exits
 //! 127 and makes the assertion an error. [`judge`] turns the run into a verdict by the
 //! rule the host chose; [`lint`] adds diagnostics for vacuous checks.
 //!
@@ -27,7 +28,10 @@ pub struct ShellCheck;
 
 /// Every program the sandbox has.
 pub fn lookup(name: &str) -> Option<Program> {
-    reviewhost_grep::lookup(name).or_else(|| reviewhost_coreutils::lookup(name))
+    reviewhost_grep::lookup(name)
+        .or_else(|| reviewhost_coreutils::lookup(name))
+        .or_else(|| reviewhost_awk::lookup(name))
+        .or_else(|| reviewhost_git::lookup(name))
 }
 
 /// Evaluates an input with the root at `root` (`/` in the component).
