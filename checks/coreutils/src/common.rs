@@ -98,9 +98,14 @@ pub(crate) fn read_path(real: &Path) -> Result<Vec<u8>, ReadError> {
     std::fs::read(real).map_err(|e| ReadError::Other(io_msg(&e)))
 }
 
-/// Read the operand `name`: `-` is stdin, anything else a file through `ctx`.
+/// Read the operand `name`: `-` is stdin, `/dev/null` nothing, anything else a file
+/// through `ctx`.
 pub(crate) fn read_operand(name: &str, ctx: &Ctx, io: &Io) -> Result<Vec<u8>, ReadError> {
-    if name == "-" { Ok(io.stdin.to_vec()) } else { read_path(&ctx.real(name)) }
+    match name {
+        "-" => Ok(io.stdin.to_vec()),
+        _ if ctx.is_null_device(name) => Ok(Vec::new()),
+        _ => read_path(&ctx.real(name)),
+    }
 }
 
 /// Split into lines on `\n`, each without its terminator; a final unterminated line counts.

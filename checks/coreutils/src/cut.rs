@@ -126,7 +126,14 @@ pub fn cut(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                 continue;
             }
         };
-        for line in split_lines(&data, line_delim) {
+        // With the line delimiter as the field delimiter (`-d $'\n'`), GNU makes the whole
+        // input one record whose fields are its lines.
+        let records = if fields && d == line_delim && !data.is_empty() {
+            vec![data.strip_suffix(&[line_delim]).unwrap_or(&data)]
+        } else {
+            split_lines(&data, line_delim)
+        };
+        for line in records {
             if fields {
                 if !line.contains(&d) {
                     if !only_delimited {

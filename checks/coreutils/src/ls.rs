@@ -1,6 +1,12 @@
 //! `ls`, following GNU coreutils 9.x with stdout not a terminal (one name per line, no
 //! quoting, byte-order sorting as in C.UTF-8).
 //!
+//! Names are printed as they are (`-N`, GNU's choice when stdout is not a terminal);
+//! `-q` shows control characters as `?` and `-b` escapes them C-style. `-m` joins names
+//! with commas in lines of at most 80 columns, `-X` sorts by extension, `-Z` prints `?`
+//! for the security context (the sandbox sees none), `-k` changes nothing GNU would print
+//! here.
+//!
 //! Left out on purpose: `ls -l` prints a simplified long format (numeric owner and group,
 //! an ISO `YYYY-MM-DD HH:MM` UTC date instead of GNU's locale date, no ACL marker),
 //! column output (`-C`, `-x`: never chosen when stdout is not a terminal), colours.
@@ -29,6 +35,15 @@ enum LsSort {
     None,
     Time,
     Size,
+    Extension,
+}
+
+/// How a name is shown: `-N` (as is), `-q` (control characters as `?`), `-b` (C escapes).
+#[derive(Clone, Copy, PartialEq)]
+enum Quoting {
+    Literal,
+    Hide,
+    Escape,
 }
 
 struct LsOpts {
@@ -41,6 +56,12 @@ struct LsOpts {
     classify: bool,
     slash: bool,
     sort: LsSort,
+    quoting: Quoting,
+    /// `-m`: names separated by `, ` instead of one per line.
+    commas: bool,
+    /// `-Z`: each name preceded by its security context.
+    context: bool,
+    group_directories_first: bool,
 }
 
 /// One entry to print: the name shown, its kind, and metadata (lstat, or stat for
@@ -60,10 +81,13 @@ impl LsOpts {
     }
 }
 
-/// `ls [-aAdlrRFp1tSU] [FILE...]`.
+/// Private option code of `--group-directories-first`, which has no letter.
+const GROUP_DIRECTORIES_FIRST: char = '\u{1}';
+
+/// `ls [-aAdlrRFp1tSUXmbqNkZ] [FILE...]`.
 pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     const SPEC: Spec = Spec::gnu(
-        "aAdlrRFp1tSUhC",
+        "aAdlrRFp1tSUhCXmbqNkZ",
         &[
             Long::short("all", 'a', HasArg::No),
             Long::short("almost-all", 'A', HasArg::No),
@@ -72,6 +96,12 @@ pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
             Long::short("reverse", 'r', HasArg::No),
             Long::short("classify", 'F', HasArg::No),
             Long::short("human-readable", 'h', HasArg::No),
+            Long::short("escape", 'b', HasArg::No),
+            Long::short("hide-control-chars", 'q', HasArg::No),
+            Long::short("literal", 'N', HasArg::No),
+            Long::short("kibibytes", 'k', HasArg::No),
+            Long::short("context", 'Z', HasArg::No),
+            Long::short("group-directories-first", GROUP_DIRECTORIES_FIRST, HasArg::No),
         ],
     );
     let p = match parse_opts("ls", args, &SPEC) {
@@ -88,9 +118,13 @@ pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         classify: false,
         slash: false,
         sort: LsSort::Name,
+        quoting: Quoting::Literal,
+        commas: false,
+        context: false,
+        group_directories_first: false,
     };
     for (c, _) in &p.opts {
-        match c {
+        match *c {
             'a' => (o.all, o.almost_all) = (true, false),
             'A' => (o.almost_all, o.all) = (true, false),
             'd' => o.dirs_as_files = true,
@@ -102,6 +136,14 @@ pub fn ls(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
             't' => o.sort = LsSort::Time,
             'S' => o.sort = LsSort::Size,
             'U' => o.sort = LsSort::None,
+            'X' => o.sort = LsSort::Extension,
+            'm' => o.commas = true,
+            '1' => o.commas = false,
+            'b' => o.quoting = Quoting::Escape,
+            'q' => o.quoting = Quoting::Hide,
+            'N' => o.quoting = Quoting::Literal,
+            'Z' => o.context = true,
+            GROUP_DIRECTORIES_FIRST => o.group_directories_first = true,
             'C' => {
                 err(io, "ls", "column output is not supported in the sandbox");
                 return EXIT_TROUBLE;
@@ -167,10 +209,22 @@ fn sort_entries(v: &mut [Entry], o: &LsOpts) {
             v.sort_by(|a, b| mtime(b).cmp(&mtime(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes())))
         }
         LsSort::Size => v.sort_by(|a, b| size(b).cmp(&size(a)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))),
+        LsSort::Extension => v.sort_by(|a, b| {
+            extension(&a.name).cmp(extension(&b.name)).then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
+        }),
     }
     if o.reverse {
         v.reverse();
     }
+    if o.group_directories_first {
+        // Stable: each group keeps the order just made.
+        v.sort_by_key(|e| e.kind != Kind::Dir);
+    }
+}
+
+/// What `-X` sorts by: the bytes after the last `.` (none for a name without one).
+fn extension(name: &str) -> &[u8] {
+    name.rfind('.').map_or(b"", |i| &name.as_bytes()[i + 1..])
 }
 
 /// List one directory (and, with -R, its subdirectories depth-first). Returns the status.
@@ -272,10 +326,71 @@ fn print_entries(entries: &[Entry], o: &LsOpts, in_dir: bool, out: &mut Vec<u8>)
         print_long(entries, o, in_dir, out);
         return;
     }
-    for e in entries {
-        out.extend_from_slice(e.name.as_bytes());
-        out.extend_from_slice(indicator(e, o).as_bytes());
+    let shown: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            let context = if o.context { "? " } else { "" };
+            format!("{context}{}{}", quoted(&e.name, o.quoting), indicator(e, o))
+        })
+        .collect();
+    if !o.commas {
+        for name in shown {
+            out.extend_from_slice(name.as_bytes());
+            out.push(b'\n');
+        }
+        return;
+    }
+    // GNU's print_with_separator with its default line length of 80 columns.
+    const LINE_LENGTH: usize = 80;
+    let mut pos = 0;
+    for (i, name) in shown.iter().enumerate() {
+        let len = name.chars().count();
+        if i != 0 {
+            out.push(b',');
+            if pos + len + 2 < LINE_LENGTH {
+                pos += 2;
+                out.push(b' ');
+            } else {
+                pos = 0;
+                out.push(b'\n');
+            }
+        }
+        out.extend_from_slice(name.as_bytes());
+        pos += len;
+    }
+    if !shown.is_empty() {
         out.push(b'\n');
+    }
+}
+
+/// `name` as `-N`, `-q` or `-b` show it.
+fn quoted(name: &str, quoting: Quoting) -> std::borrow::Cow<'_, str> {
+    match quoting {
+        Quoting::Literal => name.into(),
+        Quoting::Hide => name.chars().map(|c| if c.is_control() { '?' } else { c }).collect::<String>().into(),
+        Quoting::Escape => {
+            let mut s = String::with_capacity(name.len());
+            for c in name.chars() {
+                match c {
+                    ' ' => s.push_str("\\ "),
+                    '\\' => s.push_str("\\\\"),
+                    '\n' => s.push_str("\\n"),
+                    '\t' => s.push_str("\\t"),
+                    '\r' => s.push_str("\\r"),
+                    '\x07' => s.push_str("\\a"),
+                    '\x08' => s.push_str("\\b"),
+                    '\x0b' => s.push_str("\\v"),
+                    '\x0c' => s.push_str("\\f"),
+                    c if c.is_control() => {
+                        for b in c.to_string().bytes() {
+                            s.push_str(&format!("\\{b:03o}"));
+                        }
+                    }
+                    c => s.push(c),
+                }
+            }
+            s.into()
+        }
     }
 }
 
@@ -300,7 +415,7 @@ fn print_long(entries: &[Entry], o: &LsOpts, in_dir: bool, out: &mut Vec<u8>) {
     let wl = rows.iter().map(|r| r.1.to_string().len()).max().unwrap_or(1);
     let ws = rows.iter().map(|r| r.3.to_string().len()).max().unwrap_or(1);
     for (e, (mode, nl, owner, size, date)) in entries.iter().zip(rows) {
-        let mut line = format!("{mode} {nl:>wl$} {owner} {size:>ws$} {date} {}", e.name);
+        let mut line = format!("{mode} {nl:>wl$} {owner} {size:>ws$} {date} {}", quoted(&e.name, o.quoting));
         if e.meta.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
             if let Ok(t) = fs::read_link(&e.real) {
                 line.push_str(&format!(" -> {}", t.to_string_lossy()));

@@ -7,6 +7,7 @@
 
 use reviewhost_tool::getopt::{HasArg, Long, Spec};
 use reviewhost_tool::{Ctx, Io};
+use unicode_width::UnicodeWidthChar;
 
 use crate::common::{ReadError, err, parse_opts, read_operand, usage};
 
@@ -42,7 +43,9 @@ fn wc_count(data: &[u8]) -> WcCounts {
             }
             '\t' => line_len = (line_len / TAB_WIDTH + 1) * TAB_WIDTH,
             '\r' | '\x0c' => line_len = 0,
-            ch if !ch.is_control() => line_len += 1,
+            // Columns as wcwidth(3) counts them: a combining mark takes none, a wide
+            // (East Asian) character two.
+            ch if !ch.is_control() => line_len += ch.width().unwrap_or(0),
             _ => {}
         }
         if ch.is_whitespace() {

@@ -206,6 +206,10 @@ fn cases() -> Vec<Case> {
         c("sort", &["-s", "-k1,1", "-t,", "data.csv"]),
         // uniq
         c("uniq", &["dup.txt"]),
+        c("uniq", &["/dev/null"]),
+        c("cat", &["a.txt", "/dev/null", "b.txt"]),
+        c("wc", &["-l", "/dev/null"]),
+        s("wc", &["-L"], "w\u{308}\n\u{4e2d}\u{6587}x\n"),
         c("uniq", &["-c", "dup.txt"]),
         c("uniq", &["-d", "dup.txt"]),
         c("uniq", &["-u", "dup.txt"]),
@@ -217,6 +221,9 @@ fn cases() -> Vec<Case> {
         c("uniq", &["-D", "dup.txt"]),
         // cut
         c("cut", &["-d,", "-f2", "data.csv"]),
+        c("cut", &["-d\n", "-f2-3,5", "a.txt"]),
+        c("cut", &["-d\n", "-f1", "empty.txt"]),
+        s("cut", &["-d\n", "-f2"], "one\ntwo"),
         c("cut", &["-d,", "-f1,3", "data.csv"]),
         c("cut", &["-f2-", "data.tsv"]),
         c("cut", &["-c1-3", "a.txt"]),
@@ -291,6 +298,17 @@ fn cases() -> Vec<Case> {
         c("dirname", &[]),
         // ls
         c("ls", &[]),
+        c("ls", &["-m"]),
+        c("ls", &["-m", "-A", "src", "docs", "empty_dir"]),
+        c("ls", &["-X"]),
+        c("ls", &["-Xr", "-A"]),
+        c("ls", &["--group-directories-first"]),
+        c("ls", &["-S", "--group-directories-first"]),
+        c("ls", &["-k", "-N", "-q", "-b"]),
+        c("ls", &["-b", "odd names"]),
+        c("ls", &["-q", "odd names"]),
+        c("ls", &["-N", "odd names"]),
+        c("ls", &["-m", "-b", "odd names"]),
         c("ls", &["-a"]),
         c("ls", &["-A"]),
         c("ls", &["src"]),
@@ -579,6 +597,12 @@ fn fixture(dir: &Path) {
     let b: String = (1..=30).map(|i| format!("line {i}\n")).collect();
     std::fs::write(dir.join("b.txt"), b).expect("write b.txt");
     std::fs::create_dir_all(dir.join("empty_dir")).expect("mkdir");
+    // Names `ls -b`/`-q` escape or hide: a space, a carriage return, a tab, a backslash.
+    for name in ["hello \rworld", "tab\there", "back\\slash", "plain"] {
+        let p = dir.join("odd names").join(name);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, "x\n").expect("write odd name");
+    }
     std::fs::write(dir.join("run.sh"), "#!/bin/sh\necho hi\n").expect("write run.sh");
     {
         use std::os::unix::fs::PermissionsExt;

@@ -65,6 +65,13 @@ impl Ctx {
         path.into()
     }
 
+    /// Whether `path` names `/dev/null`, the one special file programs may read (it is
+    /// empty): `uniq /dev/null`, `grep -f /dev/null`. A repository cannot plant its own
+    /// `dev/null`: the name is answered here and never opened.
+    pub fn is_null_device(&self, path: &str) -> bool {
+        self.virtual_path(path) == "/dev/null"
+    }
+
     /// The real path to open for `path`.
     pub fn real(&self, path: &str) -> PathBuf {
         let v = self.virtual_path(path);
@@ -211,5 +218,7 @@ mod tests {
         assert_eq!(ctx.virtual_path(".."), "/");
         assert_eq!(ctx.real("a"), PathBuf::from("/tmp/r/web/a"));
         assert_eq!(ctx.real("/"), PathBuf::from("/tmp/r"));
+        assert!(ctx.is_null_device("../dev/null") && ctx.is_null_device("/dev//null"));
+        assert!(!ctx.is_null_device("dev/null"), "relative to /web: /web/dev/null");
     }
 }
