@@ -1,17 +1,47 @@
-//! `jq` on the jaq interpreter (jaq-core/jaq-std/jaq-json), with jq 1.7's command line and
+//! `jq` on the jaq interpreter (jaq-core/jaq-std/jaq-json), with jq's command line and
 //! output format: 2-space pretty printing by default, `-c`, `-r`, `-j`, `-e`, `-n`, `-s`,
 //! `-R`, `-S`, `--tab`, `--indent N`, `--arg`, `--argjson`, `--slurpfile`, `--rawfile`,
 //! `--args`, `--jsonargs`, `-f FILE`, and jq's exit statuses (2 usage/input, 3 compile,
 //! 5 runtime error, `-e`'s 1 and 4).
 //!
 //! Left out on purpose: colour (`-C` is ignored), `--seq`, `--stream`, `-a` (ASCII
-//! output), modules (`import`/`include` search paths), and `$__loc__`. What jaq itself
-//! does differently from jq stays (the jaq manual lists it): `del(.k)` and `|= empty`
-//! move the object's last key into the deleted key's place (jq keeps the order), paths
-//! are not created through `null` (`{} | .a.b = 1` is an error), and error messages are
-//! jaq's wording. Number output follows jq: integer literals keep their digits (jq 1.7),
-//! other numbers print as doubles in jq's format (`1.0` prints `1`, as in jq 1.6, where
-//! jq 1.7 keeps `1.0`). `$ENV` is the sandbox's (empty) environment.
+//! output), modules (`import`/`include` search paths), and `$__loc__`. `$ENV` is the
+//! sandbox's (empty) environment.
+//!
+//! jq's semantics where jaq's differ, matched against jq's own test suites (groups of
+//! `../shared/design/peer-suite-findings.md`):
+//!
+//! - In the program's text (`jq/source.rs`): `.5` is a number (J3); `{$b: [$c]}` in a
+//!   pattern binds `$b` too (J7); `E as P1 ?// P2 | BODY` tries the patterns in turn
+//!   (J6); `{(0): 1}` (J14) and constant `1 / 0` (J4) are compile errors.
+//! - In the parsed program (`jq/term.rs`): `/` and `%` by zero are jq's error (J4); a
+//!   string times NaN or a non-positive number is null (J12); `=`, `|=`, `op=`, `//=`
+//!   fall back to jq's definitions over `setpath` where jaq's update fails, so they pad
+//!   arrays with null and create paths through null (J9); indices and slice bounds are
+//!   rounded (fractional, NaN) and slicing null gives null (J11, J12); binary operators
+//!   give their outputs in jq's order (the right operand's outer).
+//! - Definitions in `jq_defs.jq`, compiled after jaq's so they shadow them: `del` and
+//!   `delpaths` delete all paths at once, keep key order and ignore missing paths (J1,
+//!   J15); `join` (J2); `from_entries` (J5, with jq 1.7's `k`/`v`); `IN`, `INDEX`,
+//!   `JOIN`, `builtins`, `tostream`, `fromstream`, `truncate_stream` (J8); `nth` (J10,
+//!   jq 1.6's); `has(nan)` (J12); `setpath`/`getpath` (J13); `flatten` (J16);
+//!   `match`/`test`/`capture`/`scan` on a native `_jq_match` with jq's match objects
+//!   (J20); `@base64d` without padding (J21); `input` past the end is the error `break`
+//!   (J22, jq 1.6); `tojson`/`tostring` print numbers as the output does.
+//! - Input (J17–J19): a UTF-8 byte order mark is skipped, `-NaN` is read, and integers
+//!   beyond 2^53 become the double jq holds (jq 1.6 computes and prints with doubles:
+//!   `13911860366432393` is `13911860366432392`, `100000000000000000000` prints
+//!   `1e+20`). Other numbers print as jq prints doubles (`1.0` is `1`), NaN as `null`,
+//!   infinities as ±DBL_MAX.
+//!
+//! Loud instead of different: a `?//` the rewriting cannot place (in a `reduce`/`foreach`
+//! pattern, inside a string interpolation) is the compile error (exit 3) `the
+//! destructuring alternative ?// is only supported as `E as P1 ?// P2 ... | BODY` in the
+//! reviewhost sandbox` (J6).
+//!
+//! Still different, on purpose: error messages are mostly jaq's wording; `|= empty`
+//! deletes every matched element (as jq 1.7; jq 1.6 leaves every other one); `.a?//1`
+//! (no spaces) is `.a? // 1`, where jq's lexer reads `?//` and fails.
 
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, DataT, Lut, Vars, data::HasLut, native};
@@ -23,6 +53,9 @@ use reviewhost_tool::{Ctx, Io};
 
 use crate::common::{ReadError, read_operand};
 
+mod source;
+mod term;
+
 /// jq's exit statuses.
 const EXIT_USAGE: i32 = 2;
 const EXIT_COMPILE: i32 = 3;
@@ -33,31 +66,19 @@ const MAX_INDENT: usize = 7;
 /// How far past its digits a float's decimal point may sit before jq switches to an
 /// exponent (jq's modified g_fmt: `decpt > ndigits + 15`).
 const JQ_DTOA_EXTRA_DIGITS: i64 = 15;
+/// The error for a destructuring alternative the rewriting could not place (J6).
+const ALT_UNSUPPORTED: &str =
+    "the destructuring alternative ?// is only supported as `E as P1 ?// P2 ... | BODY` in the reviewhost sandbox";
 /// Default pretty-print indent.
 const DEFAULT_INDENT: usize = 2;
 
-/// jq builtins that jaq's standard library does not define.
-const EXTRA_DEFS: &str = r#"
-def env: $ENV;
-def input_filename: null;
-def leaf_paths: paths(scalars);
-def @csv:
-  if type != "array" then error("\(type) (\(tojson)) cannot be csv-formatted, only an array can be")
-  else map(
-    if type == "string" then "\"" + gsub("\""; "\"\"") + "\""
-    elif type == "number" or type == "boolean" then tostring
-    elif . == null then ""
-    else error("\(type) (\(tojson)) is not valid in a csv row") end
-  ) | join(",") end;
-def @tsv:
-  if type != "array" then error("\(type) (\(tojson)) cannot be tsv-formatted, only an array can be")
-  else map(
-    if type == "string" then gsub("\\\\"; "\\\\") | gsub("\t"; "\\t") | gsub("\n"; "\\n") | gsub("\r"; "\\r")
-    elif type == "number" or type == "boolean" then tostring
-    elif . == null then ""
-    else error("\(type) (\(tojson)) is not valid in a tsv row") end
-  ) | join("\t") end;
-"#;
+/// jq builtins that jaq's standard library does not define, and jq's definitions where
+/// jaq's differ (they shadow jaq's).
+const EXTRA_DEFS: &str = include_str!("jq_defs.jq");
+
+/// The largest integer a double holds exactly: jq computes with doubles, so integers
+/// beyond it lose precision (J17).
+const MAX_EXACT_INT_U: u64 = 1 << 53;
 
 /// The data a filter run sees: the lookup table and the shared input stream (`input`,
 /// `inputs`).
@@ -166,7 +187,7 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
                     o.filter = Some(a);
                 } else if let Some(json) = positional_mode {
                     if json {
-                        match jaq_json::read::parse_single(a.as_bytes()) {
+                        match parse_single(a.as_bytes()) {
                             Ok(v) => o.positional.push(v),
                             Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --jsonargs")),
                         }
@@ -207,7 +228,7 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
             }
             Name::Long("argjson") => {
                 let v = take(&mut parser, 2, "--argjson", io)?;
-                match jaq_json::read::parse_single(v[1].as_bytes()) {
+                match parse_single(v[1].as_bytes()) {
                     Ok(val) => o.named.push((v[0].clone(), val)),
                     Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --argjson")),
                 }
@@ -224,7 +245,7 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
                 let val = if long == "rawfile" {
                     Val::from(String::from_utf8_lossy(&data).into_owned())
                 } else {
-                    match jaq_json::read::parse_many(&data).collect::<Result<Vec<_>, _>>() {
+                    match parse_many(&data).collect::<Result<Vec<_>, _>>() {
                         Ok(vs) => vs.into_iter().collect(),
                         Err(e) => return Err(usage_error(io, &format!("Invalid JSON in {}: {e}", v[1]))),
                     }
@@ -243,6 +264,64 @@ fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
         }
     }
     Ok(o)
+}
+
+/// jq's reading of JSON text: a UTF-8 byte order mark at the start is skipped (J18),
+/// `-NaN` is NaN (J19), and integers beyond 2^53 are doubles, as jq keeps them (J17).
+fn preprocess_json(data: &[u8]) -> Vec<u8> {
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    let mut out = Vec::with_capacity(data.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut i = 0;
+    while i < data.len() {
+        let c = data[i];
+        if !in_string && data[i..].starts_with(b"-NaN") {
+            out.extend_from_slice(b"NaN");
+            i += 4;
+            continue;
+        }
+        if c == b'"' && !escaped {
+            in_string = !in_string;
+        }
+        escaped = in_string && c == b'\\' && !escaped;
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// Integers too large for a double to hold exactly, as the double jq would hold.
+fn as_jq_number(v: Val) -> Val {
+    use jaq_json::Num;
+    match v {
+        Val::Num(Num::Int(i)) if i.unsigned_abs() as u64 > MAX_EXACT_INT_U => Val::Num(Num::Float(i as f64)),
+        Val::Num(Num::BigInt(i)) if !is_exact_int(&i.to_string()) => {
+            Val::Num(Num::Float(i.to_string().parse().unwrap_or(f64::NAN)))
+        }
+        Val::Num(Num::Dec(d)) if is_int_literal(&d) && !is_exact_int(&d) => {
+            Val::Num(Num::Float(d.parse().unwrap_or(f64::NAN)))
+        }
+        Val::Arr(a) => a.iter().cloned().map(as_jq_number).collect(),
+        Val::Obj(o) => Val::obj(o.iter().map(|(k, v)| (k.clone(), as_jq_number(v.clone()))).collect()),
+        v => v,
+    }
+}
+
+fn parse_single(data: &[u8]) -> Result<Val, jaq_json::read::Error> {
+    jaq_json::read::parse_single(&preprocess_json(data)).map(as_jq_number)
+}
+
+fn parse_many(data: &[u8]) -> impl Iterator<Item = Result<Val, jaq_json::read::Error>> {
+    // The parser does not move past an error: stop at the first.
+    let mut values = Vec::new();
+    for v in jaq_json::read::parse_many(&preprocess_json(data)) {
+        let err = v.is_err();
+        values.push(v.map(as_jq_number));
+        if err {
+            break;
+        }
+    }
+    values.into_iter()
 }
 
 /// One item of the input stream: a value, or an input error (message, to stderr).
@@ -277,7 +356,7 @@ fn read_inputs(o: &Opts, ctx: &Ctx, io: &Io) -> Vec<InputItem> {
             continue;
         }
         let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        for v in jaq_json::read::parse_many(&data) {
+        for v in parse_many(&data) {
             match v {
                 Ok(v) => items.push(Ok(v)),
                 Err(e) => {
@@ -351,6 +430,13 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     );
     let mut var_vals = vec![env, args_obj];
     var_vals.extend(o.named.iter().map(|(_, v)| v.clone()));
+    let code = match source::rewrite(&code) {
+        Ok(c) => c,
+        Err(source::CompileError(msg)) => return compile_error(io, &msg),
+    };
+    // Programs with modules are left as they are (the sandbox has none to load).
+    let code =
+        if code.contains("import") || code.contains("include") { code } else { term::rewrite(&code).unwrap_or(code) };
     let code = code.as_str();
 
     let extra = jaq_core::load::parse(EXTRA_DEFS, |p| p.defs()).unwrap_or_default();
@@ -378,13 +464,17 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
+            if code.contains("?//") {
+                return compile_error(io, ALT_UNSUPPORTED);
+            }
             return compile_error(io, &msg);
         }
     };
     let funs = jaq_core::funs::<JqData>()
         .chain(jaq_std::funs::<JqData>())
         .chain(jaq_std::input::funs::<JqData>().into_vec().into_iter().map(native::run::<JqData>))
-        .chain(jaq_json::funs::<JqData>());
+        .chain(jaq_json::funs::<JqData>())
+        .chain(jq_funs());
     let global: Vec<&str> = var_names.iter().map(String::as_str).collect();
     let filter = match Compiler::default().with_funs(funs).with_global_vars(global.iter().copied()).compile(modules) {
         Ok(f) => f,
@@ -593,14 +683,21 @@ fn write_string(s: &[u8], out: &mut Vec<u8>) {
 fn format_num(n: &jaq_json::Num) -> String {
     use jaq_json::Num;
     match n {
-        Num::Int(i) => i.to_string(),
-        Num::BigInt(i) => i.to_string(),
-        // Integer literals keep their digits (jq 1.7 preserves their precision); other
-        // literals print as the double they denote, as jq does for `1e3` or `1e1000`.
-        Num::Dec(s) if is_int_literal(s) => s.to_string(),
+        // Integers a double holds exactly print as digits; larger ones as the double jq
+        // holds (J17: jq 1.6 computes and prints with doubles).
+        Num::Int(i) if i.unsigned_abs() as u64 <= MAX_EXACT_INT_U => i.to_string(),
+        Num::Int(i) => format_float(*i as f64),
+        Num::BigInt(i) if is_exact_int(&i.to_string()) => i.to_string(),
+        Num::BigInt(i) => format_float(i.to_string().parse().unwrap_or(f64::NAN)),
+        Num::Dec(s) if is_int_literal(s) && is_exact_int(s) => s.to_string(),
         Num::Dec(s) => format_float(s.parse().unwrap_or(f64::NAN)),
         Num::Float(x) => format_float(*x),
     }
+}
+
+/// Whether the integer written `s` is one a double holds exactly (|n| <= 2^53).
+fn is_exact_int(s: &str) -> bool {
+    s.strip_prefix('-').unwrap_or(s).parse::<u128>().is_ok_and(|n| n <= u128::from(MAX_EXACT_INT_U))
 }
 
 fn is_int_literal(s: &str) -> bool {
@@ -639,4 +736,356 @@ fn format_float(x: f64) -> String {
         format!("{a}.{b}")
     };
     format!("{sign}{body}")
+}
+
+/// Native helpers of `jq_defs.jq`: `_jq_tojson` (JSON text in jq's number format) and
+/// `_jq_match(re; flags; test)` (jq 1.6's `_match_impl`).
+fn jq_funs() -> impl Iterator<Item = native::Fun<JqData>> {
+    let natives: Box<[native::Filter<jaq_core::RunPtr<JqData>>]> = Box::new([
+        ("_jq_tojson", native::v(0), |cv| {
+            let mut out = Vec::new();
+            write_json(&cv.1, &Pp { indent: None, sort_keys: false, sep_space: false, ..Pp::default() }, 0, &mut out);
+            native::bome(Ok(Val::from(String::from_utf8_lossy(&out).into_owned())))
+        }),
+        ("_jq_match", native::v(3), |mut cv| {
+            let test = cv.0.pop_var();
+            let flags = cv.0.pop_var();
+            let re = cv.0.pop_var();
+            native::bome(jq_match(&cv.1, &re, &flags, matches!(test, Val::Bool(true))).map_err(jaq_core::Error::str))
+        }),
+    ]);
+    natives.into_vec().into_iter().map(native::run::<JqData>)
+}
+
+fn type_name(v: &Val) -> &'static str {
+    match v {
+        Val::Null => "null",
+        Val::Bool(_) => "boolean",
+        Val::Num(_) => "number",
+        Val::TStr(_) | Val::BStr(_) => "string",
+        Val::Arr(_) => "array",
+        Val::Obj(_) => "object",
+    }
+}
+
+/// `v` as jq shows it in an error: `type (json)`, the JSON cut as jq cuts it.
+fn error_dump(v: &Val) -> String {
+    let mut out = Vec::new();
+    write_json(v, &Pp { indent: None, sort_keys: false, sep_space: false, ..Pp::default() }, 0, &mut out);
+    let mut json = String::from_utf8_lossy(&out).into_owned();
+    if json.len() > 14 {
+        let mut cut = 11;
+        while !json.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        json.truncate(cut);
+        json.push_str("...");
+    }
+    format!("{} ({json})", type_name(v))
+}
+
+fn as_str(v: &Val) -> Option<String> {
+    match v {
+        Val::TStr(s) | Val::BStr(s) => Some(String::from_utf8_lossy(s).into_owned()),
+        _ => None,
+    }
+}
+
+/// jq 1.6's `_match_impl`: the matches of `re` in the input as jq's match objects
+/// (offsets and lengths in codepoints, every capture with its `name`, null when the group
+/// has none, a group that took no part as offset -1 and string null; a zero-width match
+/// has no captures), or whether there is one (`test`).
+fn jq_match(input: &Val, re: &Val, flags: &Val, test: bool) -> Result<Val, String> {
+    let Some(s) = as_str(input) else {
+        return Err(format!("{} cannot be matched, as it is not a string", error_dump(input)));
+    };
+    let Some(re_src) = as_str(re) else { return Err(format!("{} is not a string", error_dump(re))) };
+    let flags = match flags {
+        Val::Null => String::new(),
+        f => as_str(f).ok_or_else(|| format!("{} is not a string", error_dump(f)))?,
+    };
+    let (mut global, mut skip_empty) = (false, false);
+    let mut builder = regex::RegexBuilder::new(&re_src);
+    for c in flags.chars() {
+        match c {
+            'g' => global = true,
+            'n' => skip_empty = true,
+            'i' => _ = builder.case_insensitive(true),
+            'x' => _ = builder.ignore_whitespace(true),
+            'p' => _ = builder.dot_matches_new_line(true),
+            'l' => _ = builder.swap_greed(true),
+            's' => {}
+            _ => return Err(format!("{flags} is not a valid modifier string")),
+        }
+    }
+    let regex = builder.build().map_err(|e| format!("{re_src} (at offset 0) is not a valid regex: {e}"))?;
+    if test && !skip_empty {
+        return Ok(Val::Bool(regex.is_match(&s)));
+    }
+    let global = global && !test;
+    let names: Vec<Option<&str>> = regex.capture_names().collect();
+    let cp = |byte: usize| s[..byte].chars().count() as isize;
+    let key = |k: &str| Val::from(k.to_string());
+    let mut matches = Vec::new();
+    let mut start = 0;
+    while let Some(caps) = regex.captures_at(&s, start) {
+        let whole = caps.get(0).expect("group 0 always takes part");
+        if whole.start() == whole.end() {
+            if skip_empty {
+                // `n` looks for the first match that is not empty.
+                if whole.end() >= s.len() {
+                    break;
+                }
+                start = whole.end() + s[whole.end()..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            {
+                let m = [
+                    (key("offset"), Val::from(cp(whole.start()))),
+                    (key("length"), Val::from(0isize)),
+                    (key("string"), Val::from(String::new())),
+                    (key("captures"), Val::Arr(Vec::new().into())),
+                ];
+                matches.push(Val::obj(m.into_iter().collect()));
+            }
+            // Past the empty match by one character.
+            start = whole.end() + s[whole.end()..].chars().next().map_or(1, char::len_utf8);
+        } else {
+            let captures: Vec<Val> = (1..caps.len())
+                .map(|g| {
+                    let name = names[g].map_or(Val::Null, key);
+                    let fields = match caps.get(g) {
+                        Some(m) => [
+                            (key("offset"), Val::from(cp(m.start()))),
+                            (key("length"), Val::from(m.as_str().chars().count())),
+                            (key("string"), Val::from(m.as_str().to_string())),
+                            (key("name"), name),
+                        ],
+                        None => [
+                            (key("offset"), Val::from(-1isize)),
+                            (key("string"), Val::Null),
+                            (key("length"), Val::from(0isize)),
+                            (key("name"), name),
+                        ],
+                    };
+                    Val::obj(fields.into_iter().collect())
+                })
+                .collect();
+            let m = [
+                (key("offset"), Val::from(cp(whole.start()))),
+                (key("length"), Val::from(whole.as_str().chars().count())),
+                (key("string"), Val::from(whole.as_str().to_string())),
+                (key("captures"), captures.into_iter().collect()),
+            ];
+            matches.push(Val::obj(m.into_iter().collect()));
+            start = whole.end();
+        }
+        if !global || start >= s.len() {
+            break;
+        }
+    }
+    if test {
+        return Ok(Val::Bool(!matches.is_empty()));
+    }
+    Ok(matches.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reviewhost_tool::NO_LIMIT;
+
+    /// `jq -c PROGRAM` on `input` (stdin): stdout, stderr, status.
+    fn jq_c(program: &str, input: &str) -> (String, String, i32) {
+        let (mut out, mut errs) = (Vec::new(), Vec::new());
+        let args: Vec<String> = ["-c", program].iter().map(|a| a.to_string()).collect();
+        let mut io = Io {
+            stdin: input.as_bytes(),
+            stdout: &mut out,
+            stderr: &mut errs,
+            stdout_limit: NO_LIMIT,
+            unnamed_file: None,
+        };
+        let status = jq(&args, &Ctx::new("/nonexistent"), &mut io);
+        (String::from_utf8(out).unwrap(), String::from_utf8(errs).unwrap(), status)
+    }
+
+    fn out(program: &str, input: &str) -> String {
+        let (out, errs, status) = jq_c(program, input);
+        assert_eq!(status, 0, "{program}: {errs}");
+        out
+    }
+
+    #[test]
+    fn del_deletes_several_paths_at_once() {
+        // J1, J15
+        assert_eq!(out("del(.[0], .[1])", r#"["a","b","c"]"#), "[\"c\"]\n");
+        assert_eq!(out("del(.[1], .[-6], .[2], .[-3:9])", "[0,1,2,3,4,5,6,7,8,9]"), "[0,3,5,6,9]\n");
+        assert_eq!(out("del(.)", "[1]"), "null\n");
+        assert_eq!(out("delpaths([[-200]])", "[1,2,3]"), "[1,2,3]\n");
+        assert_eq!(out("del(.a)", r#"{"a":1,"b":2,"c":3}"#), "{\"b\":2,\"c\":3}\n");
+        assert_eq!(out("try delpaths(0) catch .", "null"), "\"Paths must be specified as an array\"\n");
+    }
+
+    #[test]
+    fn join_as_jq() {
+        // J2
+        assert_eq!(out("join(\",\")", r#"["a",null,1,true]"#), "\"a,,1,true\"\n");
+        assert_eq!(
+            out("try join(\",\") catch .", r#"["1",[3,4,5]]"#),
+            "\"string (\\\"1,\\\") and array ([3,4,5]) cannot be added\"\n"
+        );
+    }
+
+    #[test]
+    fn leading_dot_number() {
+        // J3
+        assert_eq!(out("[.[] | select(. > .5)]", "[0.25,1]"), "[1]\n");
+    }
+
+    #[test]
+    fn division_by_zero_is_an_error() {
+        // J4
+        assert_eq!(
+            out("try (1 / .) catch .", "0"),
+            "\"number (1) and number (0) cannot be divided because the divisor is zero\"\n"
+        );
+        assert_eq!(out("[.[] | (1 / .)?]", "[1,0,-1]"), "[1,-1]\n");
+        assert_eq!(jq_c("1/0", "null").2, EXIT_COMPILE);
+        assert_eq!(out("[(1,2) / (1,2)]", "null"), "[1,2,0.5,1]\n");
+        // jq's order of outputs for every binary operator: the right operand's outer.
+        assert_eq!(out("[(1,2) - (10,20)]", "null"), "[-9,-8,-19,-18]\n");
+        assert_eq!(out("[(1,2) < (1,2)]", "null"), "[false,false,true,false]\n");
+    }
+
+    #[test]
+    fn from_entries_takes_jq_names() {
+        // J5 (`k`/`v` as in jq 1.7)
+        let input = r#"[{"key":"a","value":1},{"Key":"b","Value":2},{"name":"c","value":3},{"Name":"d","Value":4},{"k":"e","v":5}]"#;
+        assert_eq!(out("from_entries", input), "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5}\n");
+    }
+
+    #[test]
+    fn destructuring_alternatives() {
+        // J6
+        assert_eq!(out(".[] as [$a] ?// $a | $a", "[[1],2]"), "1\n2\n");
+        assert_eq!(
+            out(".[] as [$a] ?// [$b] | if $a != null then error(\"x\") else {$a,$b} end", "[[3]]"),
+            "{\"a\":null,\"b\":3}\n"
+        );
+        let (_, errs, status) = jq_c("reduce .[] as [$a] ?// $a (0; . + $a)", "[[1],2]");
+        assert_eq!((errs.contains("?//"), status), (true, EXIT_COMPILE));
+    }
+
+    #[test]
+    fn object_pattern_binds_a_destructured_key() {
+        // J7
+        assert_eq!(out(". as {$a, $b:[$c]} | [$a, $b, $c]", r#"{"a":1,"b":[2]}"#), "[1,[2],2]\n");
+    }
+
+    #[test]
+    fn sql_and_stream_builtins() {
+        // J8
+        assert_eq!(out("[range(5;8) | IN(range(6))]", "null"), "[true,false,false]\n");
+        assert_eq!(out("INDEX(.[]; .id)", r#"[{"id":1},{"id":"x"}]"#), "{\"1\":{\"id\":1},\"x\":{\"id\":\"x\"}}\n");
+        assert_eq!(out("[tostream]", r#"{"a":[1]}"#), "[[[\"a\",0],1],[[\"a\",0]],[[\"a\"]]]\n");
+        assert_eq!(out("fromstream(tostream)", r#"{"a":[1,{"b":2}]}"#), "{\"a\":[1,{\"b\":2}]}\n");
+        assert_eq!(out("[1 | truncate_stream([[0],1],[[1,0],2],[[1,0]],[[1]])]", "null"), "[[[0],2],[[0]]]\n");
+        assert_eq!(out("builtins | map(select(. == \"map/1\")) | length", "null"), "1\n");
+    }
+
+    #[test]
+    fn assignment_pads_and_creates_through_null() {
+        // J9
+        assert_eq!(out(".[5] = 1", "[1,2,3]"), "[1,2,3,null,null,1]\n");
+        assert_eq!(out(".a.b += 1", "{}"), "{\"a\":{\"b\":1}}\n");
+        assert_eq!(out(".[] |= . + 1", "[1,2]"), "[2,3]\n");
+    }
+
+    #[test]
+    fn nth_as_jq() {
+        // J10
+        assert_eq!(out("[nth(1,2; .[])]", r#"["a","b","c"]"#), "[\"b\",\"c\"]\n");
+        assert_eq!(out("try nth(-1; .[]) catch .", "[1]"), "\"nth doesn't support negative indices\"\n");
+    }
+
+    #[test]
+    fn slices_of_null_and_fractional_indices() {
+        // J11
+        assert_eq!(out(".[1:3]", "null"), "null\n");
+        assert_eq!(out(".[1.2:3.5]", "[0,1,2,3,4,5]"), "[1,2,3]\n");
+        assert_eq!(out(".[1.1] = 5", "[0,1,2]"), "[0,5,2]\n");
+        assert_eq!(out(".[1.5:3.5] = [\"x\"]", "[0,1,2,3,4]"), "[0,\"x\",4]\n");
+    }
+
+    #[test]
+    fn nan_as_an_index_or_a_multiplier() {
+        // J12
+        assert_eq!(out("[has(nan), .[nan]]", "[0,1,2]"), "[false,null]\n");
+        assert_eq!(out("[. * (nan, 0, 2)]", "\"ab\""), "[null,null,\"abab\"]\n");
+    }
+
+    #[test]
+    fn setpath_type_errors() {
+        // J13
+        assert_eq!(out("try setpath([1]; 1) catch .", r#"{"a":1}"#), "\"Cannot index object with number\"\n");
+        assert_eq!(out("setpath([\"a\", 1]; 1)", "null"), "{\"a\":[null,1]}\n");
+    }
+
+    #[test]
+    fn constant_number_key_is_a_compile_error() {
+        // J14
+        assert_eq!(jq_c("{(0):1}", "null").2, EXIT_COMPILE);
+        assert_eq!(out("{(\"a\"):1}", "null"), "{\"a\":1}\n");
+    }
+
+    #[test]
+    fn negative_flatten_depth() {
+        // J16
+        assert_eq!(out("try flatten(-1) catch .", "[[1]]"), "\"flatten depth must not be negative\"\n");
+        assert_eq!(out("flatten(1)", "[[[1]]]"), "[[1]]\n");
+    }
+
+    #[test]
+    fn numbers_are_doubles() {
+        // J17
+        assert_eq!(out(". - 10", "13911860366432393"), "13911860366432382\n");
+        assert_eq!(out("[., tostring]", "9007199254740993"), "[9007199254740992,\"9007199254740992\"]\n");
+        assert_eq!(out("[1.0, (1.0 | tostring), 100000000000000000000]", "null"), "[1,\"1\",1e+20]\n");
+        assert_eq!(out(".[.[1]]", "[5, 1000000000000000000]"), "null\n");
+    }
+
+    #[test]
+    fn byte_order_mark_and_negative_nan_in_input() {
+        // J18, J19
+        assert_eq!(out(".", "\u{feff}\"bom\""), "\"bom\"\n");
+        assert_eq!(out("map(. == null)", "[1,-NaN]"), "[false,false]\n");
+        assert_eq!(out(".", "\"-NaN\""), "\"-NaN\"\n");
+    }
+
+    #[test]
+    fn match_as_jq() {
+        // J20
+        assert_eq!(
+            out("[match([\"(o)(x)?\", \"g\"])]", "\"fo\""),
+            "[{\"offset\":1,\"length\":1,\"string\":\"o\",\"captures\":[{\"offset\":1,\"length\":1,\"string\":\"o\",\"name\":null},{\"offset\":-1,\"string\":null,\"length\":0,\"name\":null}]}]\n"
+        );
+        assert_eq!(out("[match(\"\"; \"g\") | .offset]", "\"ab\""), "[0,1]\n");
+        assert_eq!(out("[test(\"( )*\"; \"gn\"), test([\"A\", \"i\"])]", "\"a\""), "[false,true]\n");
+        assert_eq!(out("capture(\"(?<x>b)\")", "\"ab\""), "{\"x\":\"b\"}\n");
+        assert_eq!(out("try test(\"a\"; \"q\") catch .", "\"a\""), "\"q is not a valid modifier string\"\n");
+    }
+
+    #[test]
+    fn unpadded_base64() {
+        // J21
+        assert_eq!(out("@base64d", "\"cWl4YmF6Cg\""), "\"qixbaz\\n\"\n");
+    }
+
+    #[test]
+    fn input_past_the_end() {
+        // J22
+        assert_eq!(out("try input catch .", "1"), "\"break\"\n");
+        assert_eq!(out("[., input]", "1 2"), "[1,2]\n");
+    }
 }

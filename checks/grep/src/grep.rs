@@ -1,19 +1,26 @@
 //! `grep`, `egrep` and `fgrep` with the behaviour of GNU grep 3.8 under
-//! `LC_ALL=C.UTF-8`: option parsing (with GNU's argument permutation and long-option
-//! abbreviations), BRE/ERE/fixed patterns, recursive search in directory read order,
-//! binary files, output prefixes, context and exit status.
+//! `LC_ALL=C.UTF-8`: option parsing (with GNU's argument permutation and glibc's
+//! long-option abbreviations and ambiguity message), BRE/ERE/fixed patterns, recursive
+//! search in directory read order, binary files, output prefixes (with `-T`'s
+//! alignment), context and exit status. `-R` warns about a symlink that leads back to a
+//! directory it is in ("recursive directory loop") instead of following it, as GNU's
+//! fts does. `/dev/null` is read as an empty file (operand or `-f`).
 //!
 //! Deliberately not supported: `-P` (no PCRE in the sandbox; exit 2 naming it),
-//! back-references, `-z`, `--exclude-from`, colour (`--color` is accepted and ignored),
-//! device handling options beyond skipping. Special files (FIFOs, devices, sockets) are
-//! never opened: reading a FIFO would block the sandboxed check forever, so a FIFO
-//! operand is an error and one met while recursing is skipped, as GNU skips devices.
-//! A NUL byte anywhere makes a file binary (GNU looks per 32 KiB buffer, so lines
-//! before a late NUL differ), and egrep/fgrep do not print GNU's "obsolescent" warning.
+//! back-references, `-z`/`--null-data` and `--exclude-from` (exit 2 naming them),
+//! colour (`--color` is accepted and ignored), device handling options beyond skipping.
+//! `-T` with `-n` or `-b` on standard input (G5) is refused (exit 2): GNU aligns the
+//! numbers to the digits of the input's size, or to 19 columns when the size is unknown
+//! (a pipe), and the sandbox cannot tell a pipe from a redirected file. Special files
+//! (FIFOs, devices, sockets) are never opened: reading a FIFO would block the sandboxed
+//! check forever, so a FIFO operand is an error and one met while recursing is skipped,
+//! as GNU skips devices. A NUL byte anywhere makes a file binary (GNU looks per 32 KiB
+//! buffer, so lines before a late NUL differ), and egrep/fgrep do not print GNU's
+//! "obsolescent" warning.
 
 use crate::search::{self, LineOpts, Matcher, Shared};
 use crate::translate::{self, Syntax};
-use reviewhost_tool::getopt::{self, ErrorKind, HasArg, Item, Long, Name, Parser, Spec};
+use reviewhost_tool::getopt::{self, HasArg, Item, Long, Name, Parser, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 use std::fs;
 
@@ -103,7 +110,13 @@ pub struct Options {
     pub binary: BinaryFiles,
     pub null: bool,
     pub label: Option<String>,
-    pub no_group_separator: bool,
+    /// The line between groups of context (`--group-separator`; `None` after
+    /// `--no-group-separator`).
+    pub group_separator: Option<String>,
+    /// `-T`: a tab before the line, after the prefixes.
+    pub initial_tab: bool,
+    /// `-u`: obsolete, no effect but GNU's warning.
+    pub unix_byte_offsets: bool,
     pub help: bool,
     pub version: bool,
     pub operands: Vec<String>,
@@ -126,35 +139,39 @@ impl UsageError {
 }
 
 /// grep's options: GNU grep 3.8's, in its order of long names (which the message for an
-/// ambiguous abbreviation lists). `-X` (GNU's undocumented matcher choice) takes its
-/// argument and is then refused, as an invalid option.
+/// ambiguous abbreviation lists, as glibc does). `-X` (GNU's undocumented matcher
+/// choice) takes its argument and is then refused, as an invalid option.
 const SPEC: Spec = Spec::gnu(
     "0123456789A:B:C:D:d:e:f:m:X:EFGPiyvclLnbHhoqswxrRaIZUTuVz",
     &[
-        Long::short("after-context", 'A', HasArg::Required),
         Long::short("basic-regexp", 'G', HasArg::No),
+        Long::short("extended-regexp", 'E', HasArg::No),
+        Long::short("fixed-regexp", 'F', HasArg::No),
+        Long::short("fixed-strings", 'F', HasArg::No),
+        Long::short("perl-regexp", 'P', HasArg::No),
+        Long::short("after-context", 'A', HasArg::Required),
         Long::short("before-context", 'B', HasArg::Required),
         Long::new("binary-files", HasArg::Required),
         Long::short("byte-offset", 'b', HasArg::No),
+        Long::short("context", 'C', HasArg::Required),
         Long::new("color", HasArg::Optional),
         Long::alias("colour", "color", HasArg::Optional),
-        Long::short("context", 'C', HasArg::Required),
         Long::short("count", 'c', HasArg::No),
-        Long::short("dereference-recursive", 'R', HasArg::No),
         Long::short("devices", 'D', HasArg::Required),
         Long::short("directories", 'd', HasArg::Required),
+        Long::short("dereference-recursive", 'R', HasArg::No),
         Long::new("exclude", HasArg::Required),
+        Long::new("exclude-from", HasArg::Required),
         Long::new("exclude-dir", HasArg::Required),
-        Long::short("extended-regexp", 'E', HasArg::No),
         Long::short("file", 'f', HasArg::Required),
         Long::short("files-with-matches", 'l', HasArg::No),
         Long::short("files-without-match", 'L', HasArg::No),
-        Long::short("fixed-strings", 'F', HasArg::No),
+        Long::new("group-separator", HasArg::Required),
         Long::new("help", HasArg::No),
-        Long::short("ignore-case", 'i', HasArg::No),
         Long::new("include", HasArg::Required),
+        Long::short("ignore-case", 'i', HasArg::No),
+        Long::new("no-ignore-case", HasArg::No),
         Long::short("initial-tab", 'T', HasArg::No),
-        Long::short("invert-match", 'v', HasArg::No),
         Long::new("label", HasArg::Required),
         Long::new("line-buffered", HasArg::No),
         Long::short("line-number", 'n', HasArg::No),
@@ -162,16 +179,18 @@ const SPEC: Spec = Spec::gnu(
         Long::short("max-count", 'm', HasArg::Required),
         Long::short("no-filename", 'h', HasArg::No),
         Long::new("no-group-separator", HasArg::No),
-        Long::new("no-ignore-case", HasArg::No),
         Long::short("no-messages", 's', HasArg::No),
         Long::short("null", 'Z', HasArg::No),
+        Long::short("null-data", 'z', HasArg::No),
         Long::short("only-matching", 'o', HasArg::No),
-        Long::short("perl-regexp", 'P', HasArg::No),
         Long::short("quiet", 'q', HasArg::No),
         Long::short("recursive", 'r', HasArg::No),
         Long::short("regexp", 'e', HasArg::Required),
+        Long::short("invert-match", 'v', HasArg::No),
         Long::short("silent", 'q', HasArg::No),
         Long::short("text", 'a', HasArg::No),
+        Long::short("binary", 'U', HasArg::No),
+        Long::short("unix-byte-offsets", 'u', HasArg::No),
         Long::short("version", 'V', HasArg::No),
         Long::short("with-filename", 'H', HasArg::No),
         Long::short("word-regexp", 'w', HasArg::No),
@@ -183,7 +202,7 @@ const SPEC: Spec = Spec::gnu(
 /// `=VALUE` or the next argument and may be abbreviated to a unique prefix. Digits make
 /// a context length (`-5`, `-12`) with the digits next to them in the same argument.
 pub fn parse_args(args: &[String], initial: PatternSyntax) -> Result<Options, UsageError> {
-    let mut o = Options { syntax: initial, ..Options::default() };
+    let mut o = Options { syntax: initial, group_separator: Some("--".into()), ..Options::default() };
     let mut parser = Parser::new(&SPEC, args);
     // The context length being read from digits: the argument they stand in, and the
     // length so far.
@@ -210,14 +229,7 @@ pub fn parse_args(args: &[String], initial: PatternSyntax) -> Result<Options, Us
 
 /// A command line getopt cannot read, in GNU grep's words.
 fn option_error(e: getopt::Error) -> UsageError {
-    UsageError::usage(match &e.kind {
-        ErrorKind::UnknownLong(name) => format!("unrecognized option '--{name}'"),
-        ErrorKind::Ambiguous { name, candidates } => {
-            let list: Vec<String> = candidates.iter().map(|n| format!("'--{n}'")).collect();
-            format!("option '--{name}' is ambiguous; possibilities: {}", list.join(" "))
-        }
-        _ => e.to_string(),
-    })
+    UsageError::usage(e.to_string())
 }
 
 /// Applies one option; `v` is its argument (empty when it takes none).
@@ -289,7 +301,13 @@ fn apply(o: &mut Options, name: Name, v: String) -> Result<(), UsageError> {
             }
         }
         Name::Long("label") => o.label = Some(v),
-        Name::Long("no-group-separator") => o.no_group_separator = true,
+        Name::Long("group-separator") => o.group_separator = Some(v),
+        Name::Long("no-group-separator") => o.group_separator = None,
+        Name::Short('T') => o.initial_tab = true,
+        Name::Short('u') => o.unix_byte_offsets = true,
+        Name::Long("exclude-from") => {
+            return Err(UsageError::plain("--exclude-from is not supported in the reviewhost sandbox"));
+        }
         Name::Long("color")
             if !matches!(
                 v.as_str(),
@@ -409,6 +427,10 @@ struct Grep<'a, 'io> {
     error: bool,
     /// `-q` saw a match: stop everything.
     done: bool,
+    /// With `-R`: the directories on the way down from the operand, with every
+    /// symlink resolved (`None` where that failed), to recognise a symlink that leads
+    /// back to one of them (GNU's fts `FTS_DC`, "recursive directory loop").
+    dirs: Vec<Option<PathBuf>>,
 }
 
 /// Runs grep with `initial` as the syntax before options (egrep: `-E`, fgrep: `-F`).
@@ -431,6 +453,9 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
             .extend_from_slice(b"Search for PATTERNS in each FILE (GNU grep 3.8 compatible, reviewhost sandbox).\n");
         return 0;
     }
+    if o.unix_byte_offsets {
+        io.stderr.extend_from_slice(b"grep: warning: --unix-byte-offsets (-u) is obsolete\n");
+    }
     if o.version {
         io.stdout.extend_from_slice(b"grep (GNU grep compatible, reviewhost sandbox) 3.8\n");
         return 0;
@@ -451,6 +476,8 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
             PatternSource::File(file) => {
                 let data = if file == "-" {
                     io.stdin.to_vec()
+                } else if ctx.is_null_device(file) {
+                    Vec::new()
                 } else {
                     match ctx.read(&ctx.real(file)) {
                         Ok(d) => d,
@@ -506,7 +533,13 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
         max_count: o.max_count,
         before,
         after,
-        separators: (o.before.is_some() || o.after.is_some() || o.context.is_some()) && !o.no_group_separator,
+        group_separator: o
+            .group_separator
+            .as_ref()
+            .filter(|_| o.before.is_some() || o.after.is_some() || o.context.is_some())
+            .map(|s| s.as_bytes().to_vec()),
+        initial_tab: o.initial_tab,
+        offset_width: 0,
         only_matching: o.only_matching,
         line_number: o.line_number,
         byte_offset: o.byte_offset,
@@ -517,13 +550,33 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
     };
     let operands = std::mem::take(&mut o.operands);
     let recursive = o.directories == Directories::Recurse;
+    let reads_stdin = (operands.is_empty() && !recursive) || operands.iter().any(|op| op == "-");
+    if o.initial_tab && (o.line_number || o.byte_offset) && reads_stdin {
+        // GNU pads the numbers to the digits of the input's size, or to 19 columns when
+        // that size is unknown (a pipe): which of the two stdin is, the sandbox cannot tell.
+        io.stderr.extend_from_slice(
+            b"grep: -T with -n or -b on standard input is not supported in the reviewhost sandbox\n",
+        );
+        return EXIT_TROUBLE;
+    }
     let shared = Shared::new(io.stdout_limit);
-    let mut g =
-        Grep { out_file: false, o, ctx, io, matcher, shared, line_opts, matched: false, error: false, done: false };
+    let mut g = Grep {
+        out_file: false,
+        o,
+        ctx,
+        io,
+        matcher,
+        shared,
+        line_opts,
+        matched: false,
+        error: false,
+        done: false,
+        dirs: Vec::new(),
+    };
     if operands.is_empty() {
         if recursive {
             g.out_file = g.o.with_filename.unwrap_or(true);
-            g.walk(ctx.real("."), "", 0);
+            g.walk_root(ctx.real("."), "");
         } else {
             g.out_file = g.o.with_filename.unwrap_or(false);
             g.stdin();
@@ -577,6 +630,13 @@ impl Grep<'_, '_> {
             self.stdin();
             return;
         }
+        if self.ctx.is_null_device(op) {
+            // The one special file that is read: it is empty.
+            if !excluded_by_globs(&self.o.file_globs, op, true) {
+                self.search_buffer(&[], op);
+            }
+            return;
+        }
         let real = self.ctx.real(op);
         let meta = match fs::metadata(&real) {
             Ok(m) => m,
@@ -599,7 +659,7 @@ impl Grep<'_, '_> {
                     }
                     self.out_file = self.o.with_filename.unwrap_or(true);
                     let display = display.to_string();
-                    self.walk(real, &display, 0);
+                    self.walk_root(real, &display);
                     self.out_file = self.o.with_filename.unwrap_or(several);
                 }
             }
@@ -613,6 +673,15 @@ impl Grep<'_, '_> {
             return;
         }
         self.search_path(&real, op);
+    }
+
+    /// Recursive search from the operand directory `dir`, shown as `display`.
+    fn walk_root(&mut self, dir: PathBuf, display: &str) {
+        if self.o.dereference {
+            self.dirs = vec![crate::walk::resolve_below(Path::new("/"), &dir)];
+        }
+        self.walk(dir, display, 0);
+        self.dirs.clear();
     }
 
     /// Recursive search in directory read order (GNU's fts without sorting). `display`
@@ -673,7 +742,29 @@ impl Grep<'_, '_> {
                     if self.o.exclude_dirs.iter().any(|g| glob_matches(g, &name, false)) {
                         continue;
                     }
-                    self.walk(path, &shown, depth + 1);
+                    // -R: a directory met again below itself (through a symlink) is
+                    // GNU's "recursive directory loop", a warning that leaves the exit
+                    // status alone; with -r no symlink is followed below the operand.
+                    if self.o.dereference {
+                        let parent = self.dirs.last().cloned().flatten();
+                        let resolved = match parent {
+                            Some(parent) if entry.kind == Kind::Symlink => {
+                                crate::walk::resolve_below(&parent, Path::new(&name))
+                            }
+                            Some(parent) => Some(parent.join(&name)),
+                            None => None,
+                        };
+                        if resolved.as_ref().is_some_and(|r| self.dirs.iter().flatten().any(|d| d == r)) {
+                            let warning = format!("grep: {shown}: warning: recursive directory loop\n");
+                            self.io.stderr.extend_from_slice(warning.as_bytes());
+                            continue;
+                        }
+                        self.dirs.push(resolved);
+                        self.walk(path, &shown, depth + 1);
+                        self.dirs.pop();
+                    } else {
+                        self.walk(path, &shown, depth + 1);
+                    }
                 }
                 Kind::File => {
                     if excluded_by_globs(&self.o.file_globs, &name, false) {
@@ -717,6 +808,11 @@ impl Grep<'_, '_> {
         } else {
             data
         };
+        if opts.initial_tab {
+            // GNU's width for -T: the digits of the file's size, plus one with -n.
+            let size = data.len() as u64 + u64::from(opts.line_number);
+            opts.offset_width = size.checked_ilog10().unwrap_or(0) as usize + 1;
+        }
         let name = if self.out_file { Some(shown.as_bytes()) } else { None };
         let found = search::search(buf, &self.matcher, &opts, name, self.io.stdout, &mut self.shared);
         if (found.encoding_error || binary) && found.selected > 0 && !out_quiet {
@@ -808,6 +904,48 @@ mod tests {
         assert_eq!(e.message.as_deref(), Some("x: invalid context length argument"));
         let e = parse_args(&args(&["-e"]), PatternSyntax::Basic).expect_err("missing");
         assert_eq!(e.message.as_deref(), Some("option requires an argument -- 'e'"));
+    }
+
+    #[test]
+    fn abbreviations_as_glibc_resolves_them() {
+        let o =
+            parse_args(&args(&["--group=X", "--fixed-r", "--files-with-m", "p"]), PatternSyntax::Basic).expect("valid");
+        assert_eq!(o.group_separator.as_deref(), Some("X"));
+        assert_eq!((o.syntax, o.list), (PatternSyntax::Fixed, Some(ListFiles::Matching)));
+        let e = parse_args(&args(&["--co=1", "p"]), PatternSyntax::Basic).expect_err("ambiguous");
+        assert_eq!(
+            e.message.as_deref(),
+            Some("option '--co=1' is ambiguous; possibilities: '--context' '--color' '--colour' '--count'")
+        );
+        let e = parse_args(&args(&["--f", "p"]), PatternSyntax::Basic).expect_err("ambiguous");
+        let want = "option '--f' is ambiguous; possibilities: '--fixed-regexp' '--file' '--files-with-matches' \
+                    '--files-without-match'";
+        assert_eq!(e.message.as_deref(), Some(want));
+        let e = parse_args(&args(&["--foo=bar"]), PatternSyntax::Basic).expect_err("unknown");
+        assert_eq!(e.message.as_deref(), Some("unrecognized option '--foo=bar'"));
+        let o = parse_args(&args(&["--no-group", "p"]), PatternSyntax::Basic).expect("valid");
+        assert_eq!(o.group_separator, None);
+        assert!(parse_args(&args(&["--null-d", "p"]), PatternSyntax::Basic).is_err());
+        assert!(parse_args(&args(&["--exclude-from=x", "p"]), PatternSyntax::Basic).is_err());
+    }
+
+    #[test]
+    fn initial_tab_with_numbers_on_stdin_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ctx = Ctx::new(dir.path());
+        for a in [&["-Tn", "x"][..], &["-Tb", "x", "-"]] {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut io =
+                Io { stdin: b"x\n", stdout: &mut out, stderr: &mut err, stdout_limit: usize::MAX, unnamed_file: None };
+            assert_eq!(run(&args(a), &ctx, &mut io, PatternSyntax::Basic), EXIT_TROUBLE);
+            assert!(String::from_utf8_lossy(&err).contains("-T with -n or -b on standard input is not supported"));
+            assert!(out.is_empty());
+        }
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut io =
+            Io { stdin: b"x\n", stdout: &mut out, stderr: &mut err, stdout_limit: usize::MAX, unnamed_file: None };
+        assert_eq!(run(&args(&["-TH", "x"]), &ctx, &mut io, PatternSyntax::Basic), 0);
+        assert_eq!(out, b"(standard input):\tx\n");
     }
 
     #[test]

@@ -105,8 +105,14 @@ pub struct LineOpts {
     pub max_count: Option<u64>,
     pub before: usize,
     pub after: usize,
-    /// Print `--` between non-adjacent groups (any context option was given).
-    pub separators: bool,
+    /// The line printed between non-adjacent groups (`--`, or `--group-separator`'s),
+    /// when any context option was given.
+    pub group_separator: Option<Vec<u8>>,
+    /// `-T`: a tab between the prefixes and a non-empty line.
+    pub initial_tab: bool,
+    /// With `-T`, the width line numbers and byte offsets are right-aligned to (GNU
+    /// uses the digits of the file's size, plus one with `-n`); 0 otherwise.
+    pub offset_width: usize,
     pub only_matching: bool,
     pub line_number: bool,
     pub byte_offset: bool,
@@ -303,8 +309,13 @@ impl Run<'_> {
                 p = prev_line_start(self.buf, p);
             }
         }
-        if self.opts.separators && self.shared.used && self.lastout != Some(p) && !self.shared.drops(self.out) {
-            self.out.extend_from_slice(b"--\n");
+        if let Some(separator) = &self.opts.group_separator
+            && self.shared.used
+            && self.lastout != Some(p)
+            && !self.shared.drops(self.out)
+        {
+            self.out.extend_from_slice(separator);
+            self.out.push(b'\n');
         }
         while p < ls {
             let end = line_end(self.buf, p);
@@ -323,9 +334,12 @@ impl Run<'_> {
         let line = &self.buf[ls..le];
         let drop = self.shared.drops(self.out);
         if self.opts.only_matching {
-            // Context lines print nothing with -o; selected lines print their matches
-            // (none when inverted: the selected lines are those without a match).
-            if sep == b':' && !self.opts.invert {
+            // GNU's `prline`: with -o, the lines that match print their matches: the
+            // selected lines, or with -v the context lines (with `-`); the others print
+            // nothing.
+            let matching = (sep == b':') != self.opts.invert;
+            if matching {
+                let sep = if self.opts.invert { b'-' } else { b':' };
                 let lineno = if drop { 0 } else { self.lineno(ls) };
                 let mut at = 0;
                 while let Some((s, e)) = self.matcher.next_match(line, at) {
@@ -334,7 +348,7 @@ impl Run<'_> {
                         return false;
                     }
                     if !drop {
-                        self.prefix(lineno, (ls + s) as u64, sep);
+                        self.prefix(lineno, (ls + s) as u64, sep, e > s);
                         self.out.extend_from_slice(&line[s..e]);
                         self.out.push(b'\n');
                     }
@@ -348,7 +362,7 @@ impl Run<'_> {
             }
             if !drop {
                 let lineno = self.lineno(ls);
-                self.prefix(lineno, ls as u64, sep);
+                self.prefix(lineno, ls as u64, sep, !line.is_empty());
                 self.out.extend_from_slice(line);
                 self.out.push(b'\n');
             }
@@ -357,20 +371,36 @@ impl Run<'_> {
         true
     }
 
-    fn prefix(&mut self, lineno: u64, offset: u64, sep: u8) {
+    /// GNU's `print_line_head`: the file name, line number and byte offset, each
+    /// followed by `sep`, then with `-T` a tab if any of them was printed and the text
+    /// that follows is not empty (`nonempty`).
+    fn prefix(&mut self, lineno: u64, offset: u64, sep: u8, nonempty: bool) {
         if let Some(name) = self.name {
             self.out.extend_from_slice(name);
             self.out.push(if self.opts.name_terminator_nul { 0 } else { sep });
         }
         if self.opts.line_number {
-            push_decimal(self.out, lineno);
+            push_padded(self.out, lineno, self.opts.offset_width);
             self.out.push(sep);
         }
         if self.opts.byte_offset {
-            push_decimal(self.out, offset);
+            push_padded(self.out, offset, self.opts.offset_width);
             self.out.push(sep);
         }
+        if self.opts.initial_tab && nonempty && (self.name.is_some() || self.opts.line_number || self.opts.byte_offset)
+        {
+            self.out.push(b'\t');
+        }
     }
+}
+
+/// Appends `n` in decimal, right-aligned with spaces to `width` columns (`-T`).
+fn push_padded(out: &mut Vec<u8>, n: u64, width: usize) {
+    if width > 0 {
+        let digits = n.checked_ilog10().unwrap_or(0) as usize + 1;
+        out.resize(out.len() + width.saturating_sub(digits), b' ');
+    }
+    push_decimal(out, n);
 }
 
 /// Appends `n` in decimal: once per printed line, so without the allocation of

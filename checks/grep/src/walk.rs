@@ -13,14 +13,18 @@
 //! 2. then ignore files, the nearest directory first: `.rgignore` rules before
 //!    `.ignore` rules before `.gitignore` before `.git/info/exclude`; `.gitignore` and
 //!    the exclude file only inside a git repository (a `.git` in the directory or a
-//!    parent), and not from directories above the repository's root;
+//!    parent; anywhere with `--no-require-git`), and not from directories above the
+//!    repository's root; last, the `--ignore-file`s (relative to the current
+//!    directory, the last one given first);
 //! 3. then `--type`;
 //! 4. an entry nothing matched whose name starts with `.` is hidden.
 //!
 //! The walk is depth-first with each directory's entries sorted by name (ripgrep's
-//! `--sort path`); the operand itself (depth 0) is never filtered. Parent directories of
-//! the operand up to the root contribute their ignore files. Not read: the global git
-//! excludes file (the sandbox has no home) and a `.git` *file* (a worktree's pointer).
+//! `--sort path`); the operand itself (depth 0) is never filtered, nor is it subject to
+//! `--max-filesize`. Parent directories of the operand up to the root contribute their
+//! ignore files. With `--follow`, a symlink to a directory the walk is in is reported
+//! as a loop, not followed. Not read: the global git excludes file (the sandbox has no
+//! home) and a `.git` *file* (a worktree's pointer).
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -42,8 +46,22 @@ pub struct Filters {
     pub rgignore: bool,
     /// `.ignore`.
     pub dot_ignore: bool,
-    /// `.gitignore` and `.git/info/exclude`.
+    /// `.gitignore`.
     pub git_ignore: bool,
+    /// `.git/info/exclude`.
+    pub git_exclude: bool,
+    /// `.gitignore` and the exclude file apply only inside a git repository (rg's
+    /// default; `--no-require-git` turns it off).
+    pub require_git: bool,
+    /// Ignore files' globs match case-insensitively (`--ignore-file-case-insensitive`).
+    pub case_insensitive: bool,
+    /// `--ignore-file` rules, in command-line order: the lowest precedence of all
+    /// ignore files, the last file first.
+    pub explicit_ignores: Vec<Gitignore>,
+    /// `--max-filesize`: files larger than this met in the walk are skipped.
+    pub max_filesize: Option<u64>,
+    /// `--sortr path`: entries in reverse order of name.
+    pub reverse: bool,
     pub follow: bool,
     pub max_depth: Option<usize>,
     pub overrides: Override,
@@ -90,8 +108,9 @@ pub fn walk(ctx: &Ctx, root: &Path, filters: &Filters, visit: &mut dyn FnMut(Vis
         }
         return;
     }
-    let mut walker = Walker { ctx, filters, stack: Vec::new(), visit };
-    if filters.parents || filters.git_ignore {
+    let resolved = if filters.follow { vec![resolve_below(Path::new("/"), root)] } else { Vec::new() };
+    let mut walker = Walker { ctx, filters, stack: Vec::new(), resolved, visit };
+    if filters.parents || filters.git_ignore || filters.git_exclude {
         // Every directory from the sandbox root down to the operand's parent. As in the
         // `ignore` crate, a parent's `.git` makes the operand part of a repository even
         // with `--no-ignore-parent`, which only drops the parents' rules.
@@ -114,6 +133,10 @@ struct Walker<'a> {
     filters: &'a Filters,
     /// The rules of every directory from the outermost parent to the current one.
     stack: Vec<Rules>,
+    /// With `--follow`: the directories from the operand down, symlinks resolved (`None`
+    /// where that failed), to recognise a link to one of them, which the `ignore`
+    /// crate reports as a loop instead of following.
+    resolved: Vec<Option<PathBuf>>,
     visit: &'a mut dyn FnMut(Visit) -> bool,
 }
 
@@ -140,6 +163,9 @@ impl Walker<'_> {
         let rules = self.rules(dir, &entries);
         self.stack.push(rules);
         entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        if self.filters.reverse {
+            entries.reverse();
+        }
         let go_on = self.entries(dir, &entries, depth + 1);
         self.stack.pop();
         go_on
@@ -171,7 +197,33 @@ impl Walker<'_> {
                 Kind::Dir if depth >= MAX_DEPTH => {
                     (self.visit)(Visit::Error { path, error: "directory nesting too deep (a symlink loop?)".into() })
                 }
+                Kind::Dir if self.filters.follow => {
+                    let resolved = match self.resolved.last().cloned().flatten() {
+                        Some(parent) if entry.kind == Kind::Symlink => resolve_below(&parent, Path::new(&entry.name)),
+                        Some(parent) => Some(parent.join(&entry.name)),
+                        None => None,
+                    };
+                    if resolved.as_ref().is_some_and(|r| self.resolved.iter().flatten().any(|d| d == r)) {
+                        (self.visit)(Visit::Error {
+                            path,
+                            error: "file system loop found: points to an ancestor".into(),
+                        })
+                    } else {
+                        self.resolved.push(resolved);
+                        let go_on = self.directory(&path, depth);
+                        self.resolved.pop();
+                        go_on
+                    }
+                }
                 Kind::Dir => self.directory(&path, depth),
+                Kind::File
+                    if self
+                        .filters
+                        .max_filesize
+                        .is_some_and(|max| std::fs::metadata(&path).is_ok_and(|m| m.len() > max)) =>
+                {
+                    true
+                }
                 Kind::File => (self.visit)(Visit::File { path, explicit: false }),
                 // Symlinks not followed, FIFOs, sockets and devices are never searched.
                 Kind::Symlink | Kind::Other => true,
@@ -206,7 +258,7 @@ impl Walker<'_> {
     /// `ignore::dir::Ignore::matched_ignore`: the first match of each kind of ignore
     /// file, nearest directory first, then the kinds in order of precedence.
     fn ignore_files(&self, path: &Path, is_dir: bool) -> Match<()> {
-        let any_git = self.stack.iter().any(|rules| rules.has_git);
+        let any_git = !self.filters.require_git || self.stack.iter().any(|rules| rules.has_git);
         let (mut rgignore, mut ignore, mut gitignore, mut exclude) =
             (Match::None, Match::None, Match::None, Match::None);
         let mut saw_git = false;
@@ -224,14 +276,24 @@ impl Walker<'_> {
             }
             saw_git = saw_git || rules.has_git;
         }
-        rgignore.or(ignore).or(gitignore).or(exclude)
+        let explicit = self
+            .filters
+            .explicit_ignores
+            .iter()
+            .rev()
+            .map(|rules| rules.matched(path, is_dir).map(|_| ()))
+            .find(|m| !m.is_none())
+            .unwrap_or(Match::None);
+        rgignore.or(ignore).or(gitignore).or(exclude).or(explicit)
     }
 
     /// The ignore rules of `dir`, reading only the ignore files its listing shows.
     fn rules(&mut self, dir: &Path, entries: &[DirEntry]) -> Rules {
         let listed = |name: &str| entries.iter().any(|entry| entry.name == name);
         let filters = self.filters;
-        let has_git = filters.git_ignore && entries.iter().any(|e| e.name == ".git");
+        let has_git = filters.require_git
+            && (filters.git_ignore || filters.git_exclude)
+            && entries.iter().any(|e| e.name == ".git");
         let git_dir = entries.iter().any(|e| e.name == ".git" && e.kind == Kind::Dir);
         let mut load = |on: bool, file: PathBuf| {
             if on { self.gitignore(dir, &file) } else { Gitignore::empty() }
@@ -240,7 +302,7 @@ impl Walker<'_> {
             rgignore: load(filters.rgignore && listed(".rgignore"), dir.join(".rgignore")),
             ignore: load(filters.dot_ignore && listed(".ignore"), dir.join(".ignore")),
             gitignore: load(filters.git_ignore && listed(".gitignore"), dir.join(".gitignore")),
-            exclude: load(filters.git_ignore && git_dir, dir.join(".git/info/exclude")),
+            exclude: load(filters.git_exclude && git_dir, dir.join(".git/info/exclude")),
             has_git,
         }
     }
@@ -256,18 +318,96 @@ impl Walker<'_> {
                 return Gitignore::empty();
             }
         };
-        let mut builder = GitignoreBuilder::new(dir);
-        let text = String::from_utf8_lossy(&data);
-        for (i, line) in text.lines().enumerate() {
-            // Git ignores a byte order mark at the start of the file.
-            let line = if i == 0 { line.trim_start_matches('\u{feff}') } else { line };
-            if let Err(e) = builder.add_line(Some(file.to_path_buf()), line) {
-                (self.visit)(Visit::Error { path: file.to_path_buf(), error: format!("line {}: {e}", i + 1) });
-            }
+        let (rules, errors) = parse_rules(dir, file, &data, self.filters.case_insensitive);
+        for error in errors {
+            (self.visit)(Visit::Error { path: file.to_path_buf(), error });
         }
-        builder.build().unwrap_or_else(|e| {
-            (self.visit)(Visit::Error { path: file.to_path_buf(), error: e.to_string() });
-            Gitignore::empty()
-        })
+        rules
     }
+}
+
+/// The rules of the ignore file `file` (holding `data`) for `dir`, and the errors of
+/// its lines that are not valid globs.
+fn parse_rules(dir: &Path, file: &Path, data: &[u8], case_insensitive: bool) -> (Gitignore, Vec<String>) {
+    let mut builder = GitignoreBuilder::new(dir);
+    builder.case_insensitive(case_insensitive).ok();
+    let mut errors = Vec::new();
+    let text = String::from_utf8_lossy(data);
+    for (i, line) in text.lines().enumerate() {
+        // Git ignores a byte order mark at the start of the file.
+        let line = if i == 0 { line.trim_start_matches('\u{feff}') } else { line };
+        if let Err(e) = builder.add_line(Some(file.to_path_buf()), line) {
+            errors.push(format!("line {}: {e}", i + 1));
+        }
+    }
+    let rules = builder.build().unwrap_or_else(|e| {
+        errors.push(e.to_string());
+        Gitignore::empty()
+    });
+    (rules, errors)
+}
+
+/// The rules of `--ignore-file FILE` (as written on the command line): relative to the
+/// current directory `cwd`, as the `ignore` crate's `WalkBuilder::add_ignore` makes
+/// them, and the messages for a file that cannot be read or has bad lines.
+pub fn explicit_ignore(ctx: &Ctx, cwd: &Path, file: &str) -> (Gitignore, Vec<String>) {
+    let real = ctx.real(file);
+    match ctx.read(&real) {
+        Ok(data) => {
+            let (rules, errors) = parse_rules(cwd, &real, &data, false);
+            (rules, errors.into_iter().map(|e| format!("{file}: {e}")).collect())
+        }
+        Err(e) => (Gitignore::empty(), vec![format!("{file}: {}", crate::grep::io_message(&e))]),
+    }
+}
+
+/// `rest` below `base` (a path without symlinks) with every symlink resolved, as
+/// `realpath` does; `None` when a component cannot be read or after 40 links. Only
+/// `symlink_metadata` and `read_link`, which WASI has (`std::fs::canonicalize` is not
+/// available there, nor device and inode numbers on stable Rust).
+pub(crate) fn resolve_below(base: &Path, rest: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    enum Part {
+        Parent,
+        Name(std::ffi::OsString),
+    }
+    let parts = |path: &Path| -> Vec<Part> {
+        let mut parts: Vec<Part> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::ParentDir => Some(Part::Parent),
+                Component::Normal(name) => Some(Part::Name(name.to_os_string())),
+                _ => None,
+            })
+            .collect();
+        parts.reverse();
+        parts
+    };
+    let mut resolved = base.to_path_buf();
+    let mut pending = parts(rest);
+    let mut links = 0;
+    while let Some(part) = pending.pop() {
+        let name = match part {
+            Part::Parent => {
+                resolved.pop();
+                continue;
+            }
+            Part::Name(name) => name,
+        };
+        let next = resolved.join(&name);
+        if !std::fs::symlink_metadata(&next).ok()?.file_type().is_symlink() {
+            resolved = next;
+            continue;
+        }
+        links += 1;
+        if links > 40 {
+            return None;
+        }
+        let target = std::fs::read_link(&next).ok()?;
+        if target.is_absolute() {
+            resolved = PathBuf::from("/");
+        }
+        pending.extend(parts(&target));
+    }
+    Some(resolved)
 }

@@ -36,6 +36,8 @@ fn fixture(root: &Path) {
         ("long.txt", long_line.into_bytes()),
         ("words.txt", b"foo\nfoobar\nbar foo baz\nfoo_bar\nfoo-bar\naaa\nabab\nab\n\n(x) {y}\na+b?\nback\\slash\n".to_vec()),
         ("patterns.txt", b"foo\nbaz\n".to_vec()),
+        ("loop/a.txt", b"foo loop\n".to_vec()),
+        ("loop/sub/b.txt", b"foo sub\n".to_vec()),
     ];
     for (name, data) in files {
         let path = root.join(name);
@@ -47,6 +49,9 @@ fn fixture(root: &Path) {
     // Symlinks met while recursing: `-r` skips them, `-R` follows them.
     std::os::unix::fs::symlink("docs", root.join("link_dir")).expect("symlink");
     std::os::unix::fs::symlink("words.txt", root.join("link.txt")).expect("symlink");
+    // Symlink loops, which `-R` warns about once each instead of following (G8).
+    std::os::unix::fs::symlink(".", root.join("loop/self")).expect("symlink");
+    std::os::unix::fs::symlink("..", root.join("loop/sub/up")).expect("symlink");
 }
 
 struct Case {
@@ -238,12 +243,51 @@ fn cases() -> Vec<Case> {
         &["-E", "a**", "words.txt"],
         &["-E", "a{1,2}{2}", "words.txt"],
         &["-e", "foo", "-f", "patterns.txt", "-c", "words.txt"],
+        // Long options by unambiguous abbreviation, and glibc's ambiguity error (G2).
+        &["-C1", "--group=XYZ", "foo", "docs/notes.txt"],
+        &["-C1", "-n", "--group-separator=", "foo", "docs/notes.txt"],
+        &["-C1", "--group-separator", "XX", "--no-group-separator", "foo", "docs/notes.txt"],
+        &["-C1", "--no-group-separator", "--group-separator=XX", "foo", "docs/notes.txt"],
+        &["--co", "foo", "words.txt"],
+        &["--fi=patterns.txt", "words.txt"],
+        &["--files-with", "foo", "words.txt", "nonl.txt"],
+        &["--reg=foo", "-c", "words.txt"],
+        &["--fixed-r", "a+b?", "words.txt"],
+        &["--binary", "foo", "words.txt"],
+        &["-u", "foo", "words.txt"],
+        &["--foo=bar", "foo", "words.txt"],
+        // `-v -o` with context prints the matches of the context lines (G3).
+        &["-v", "-o", "-C1", "foo", "docs/notes.txt"],
+        &["-nvo", "-B1", "foo", "docs/notes.txt"],
+        &["-m2", "-nbvo", "-C1", "foo", "docs/notes.txt"],
+        &["-vo", "-A1", "o", "words.txt"],
+        // `-T` (G5).
+        &["-T", "foo", "words.txt", "nonl.txt"],
+        &["-T", "foo", "words.txt"],
+        &["-Tn", "foo", "docs/notes.txt"],
+        &["-Tnb", "-H", "foo", "docs/notes.txt"],
+        &["-Tno", "fo*", "words.txt"],
+        &["-T", "-ZH", "foo", "words.txt"],
+        &["-Tn", "-C1", "^$", "words.txt"],
+        &["-T", "-c", "foo", "words.txt", "nonl.txt"],
+        &["-Tr", "foo", "docs"],
+        &["-Tn", "foo", "long.txt"],
+        // /dev/null, the one special file read (C1).
+        &["-f", "/dev/null", "words.txt"],
+        &["foo", "/dev/null", "words.txt"],
+        &["-c", "foo", "/dev/null"],
+        &["-L", "foo", "/dev/null"],
+        // `-R` through symlink loops (G8).
+        &["-R", "foo", "loop"],
+        &["-Rn", "foo", "loop/sub"],
+        &["-R", "-c", "foo", "loop/self"],
+        &["-r", "foo", "loop"],
     ];
     for s in special {
         out.push(case(s));
     }
     // Standard input.
-    for args in [&["foo"][..], &["-c", "foo"], &["-H", "foo"], &["-n", "foo", "-"], &["-l", "foo"]] {
+    for args in [&["foo"][..], &["-c", "foo"], &["-H", "foo"], &["-n", "foo", "-"], &["-l", "foo"], &["-TH", "foo"]] {
         let mut c = case(args);
         c.stdin = b"foo\nbar\nfoo bar\n".to_vec();
         out.push(c);

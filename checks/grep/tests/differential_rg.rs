@@ -48,6 +48,12 @@ fn fixture(root: &Path) {
         ("vendor/x.log", b"foo log in nested repo\n"),
         ("deep/er/still/deeper.rs", b"foo deep\n"),
         ("deep/.ignore", b"still/\n"),
+        // `--ignore-file`, `--null-data`, `-M`, `--glob-case-insensitive`.
+        ("extra.ignore", b"*.yaml\n/docs/readme.md\n"),
+        ("more.ignore", b"!config.yaml\n"),
+        ("nul.dat", b"foo\0bar\0\0foo again\0"),
+        ("long.txt", b"short foo\nfoo and then a line that is much longer than forty bytes\n"),
+        ("UP.TOML", b"foo upper toml\n"),
     ];
     for (name, data) in files {
         let path = root.join(name);
@@ -56,6 +62,12 @@ fn fixture(root: &Path) {
         }
         std::fs::write(&path, data).expect("write fixture file");
     }
+    // A symlink loop, which `-L` reports instead of following.
+    std::fs::create_dir_all(root.join("loopdir/sub")).expect("create fixture dir");
+    std::fs::write(root.join("loopdir/a.txt"), b"foo in loop\n").expect("write fixture file");
+    std::os::unix::fs::symlink(".", root.join("loopdir/self")).expect("symlink");
+    std::os::unix::fs::symlink("..", root.join("loopdir/sub/up")).expect("symlink");
+    std::os::unix::fs::symlink("../docs", root.join("loopdir/docs")).expect("symlink");
 }
 
 fn cases() -> Vec<(Vec<String>, Vec<u8>)> {
@@ -148,13 +160,128 @@ fn cases() -> Vec<(Vec<String>, Vec<u8>)> {
         &["--files", "vendor", "src"],
         &["-g", "*.log", "-l", "foo"],
         &["-g", "!src", "-l", "foo"],
+        // Flags ripgrep 13 has that were refused (R5) or ignored (R4).
+        &["--ignore-file", "extra.ignore", "-l", "foo"],
+        &["--ignore-file", "extra.ignore", "--ignore-file", "more.ignore", "-l", "foo"],
+        &["--ignore-file", "extra.ignore", "--no-ignore-files", "-l", "foo"],
+        &["--ignore-file", "extra.ignore", "--no-ignore", "-l", "foo"],
+        &["--ignore-file", "extra.ignore", "foo", "docs"],
+        &["--ignore-file", "missing.ignore", "-l", "foo"],
+        &["--sort-files", "-l", "foo"],
+        &["--sortr", "path", "-l", "foo"],
+        &["--sortr", "path", "--sort", "path", "-n", "foo", "src", "docs"],
+        &["--sort", "none", "--sortr", "path", "--files"],
+        &["-A1", "--no-context-separator", "foo", "docs/ctx.txt"],
+        &["-A1", "--context-separator", "AAA", "foo", "docs/ctx.txt"],
+        &["-A1", "--context-separator", "", "foo", "docs/ctx.txt"],
+        &["-A1", "--context-separator", "\\x41\\t", "foo", "docs/ctx.txt"],
+        &["-A1", "--no-context-separator", "--context-separator", "X", "foo", "docs/ctx.txt"],
+        &["-C1", "--context-separator", "==", "foo", "docs/ctx.txt", "src/lib/util.rs"],
+        &["--dfa-size-limit", "10", "foo", "docs"],
+        &["--dfa-size-limit", "1Q", "foo", "docs"],
+        &["--regex-size-limit", "1M", "foo", "docs"],
+        &["--null-data", "foo", "nul.dat"],
+        &["--null-data", "-c", "foo", "nul.dat"],
+        &["-M", "30", "foo", "long.txt"],
+        &["-M30", "--max-columns-preview", "foo", "long.txt"],
+        &["-M", "30", "-o", "foo", "long.txt"],
+        &["-M", "0", "foo", "long.txt"],
+        &["--glob-case-insensitive", "-g", "*.toml", "foo"],
+        &["-g", "*.toml", "foo"],
+        &["--crlf", "foo$", "crlf.txt"],
+        &["--crlf", "-o", "bar$", "crlf.txt"],
+        &["--crlf", "--no-crlf", "foo$", "crlf.txt"],
+        &["--vimgrep", "foo", "docs"],
+        &["--vimgrep", "o", "src/main.rs"],
+        &["--vimgrep", "-N", "foo", "docs/ctx.txt"],
+        &["--vimgrep", "-N", "--no-column", "foo", "docs/ctx.txt"],
+        &["--no-ignore-exclude", "-l", "foo"],
+        &["--path-separator", "Z", "-l", "foo", "src"],
+        &["--path-separator", "Z", "foo", "src"],
+        &["--path-separator", "Z", "--files", "src"],
+        &["--path-separator", "ZZ", "foo", "src"],
+        &["-i", "--no-unicode", "Δ", "docs"],
+        &["--no-unicode", "日本", "docs"],
+        &["--no-unicode", "\\w+", "-o", "docs/readme.md"],
+        &["--include-zero", "-c", "foo", "docs", "empty.txt"],
+        &["--heading", "foo", "docs", "src"],
+        &["--heading", "-C1", "-n", "foo", "docs", "src/lib/util.rs"],
+        &["--heading", "foo", "docs/ctx.txt"],
+        &["--heading", "--no-heading", "foo", "docs"],
+        &["--heading", "--vimgrep", "foo", "docs"],
+        &["--heading", "-c", "foo", "docs"],
+        &["--field-match-separator", "=", "-n", "foo", "docs"],
+        &["--field-context-separator", "~", "--field-match-separator", "\\t", "-n", "-C1", "foo", "docs/ctx.txt"],
+        &["--max-filesize", "20", "-l", "foo"],
+        &["--max-filesize", "20", "foo", "docs/ctx.txt"],
+        &["--max-filesize", "1K", "-l", "foo", "src"],
+        &["--max-filesize", "1", "foo"],
+        &["--max-filesize", "1X", "foo"],
+        &["--color", "never", "-n", "foo", "docs"],
+        &["--color", "bogus", "foo", "docs"],
+        &["-p", "foo", "docs", "src/app.py"],
+        &["-p", "-N", "--no-heading", "foo", "docs"],
+        &["-L", "-l", "foo", "loopdir"],
+        &["-L", "-c", "foo"],
+        &["-l", "foo", "loopdir"],
+        &["-L", "--files", "loopdir/sub"],
+        &["-f", "/dev/null"],
+        &["foo", "/dev/null", "docs/ctx.txt"],
+        &["--include-zero", "-c", "foo", "/dev/null"],
+        &["--files", "/dev/null", "src"],
     ];
     let mut out: Vec<(Vec<String>, Vec<u8>)> =
         table.iter().map(|a| (a.iter().map(|s| s.to_string()).collect(), Vec::new())).collect();
-    for a in [&["foo"][..], &["-n", "bar"], &["-c", "foo"]] {
+    for a in [&["foo"][..], &["-n", "bar"], &["-c", "foo"], &["foo", "-"], &["foo", "-", "docs/ctx.txt"]] {
         out.push((a.iter().map(|s| s.to_string()).collect(), b"foo\nbar\nfoo bar\n".to_vec()));
     }
+    // `-f-` (R3): the patterns come from stdin, and the directory is searched.
+    for a in [&["-f-"][..], &["-f", "-", "-l"], &["-f-", "docs"]] {
+        out.push((a.iter().map(|s| s.to_string()).collect(), b"Foo\nbar\n".to_vec()));
+    }
+    // R2: stdin is read through the buffer, so a NUL after the first match is seen and
+    // reported after the lines printed before it.
+    let mut binary = b"foo first\n".to_vec();
+    binary.extend(std::iter::repeat_n(b'x', 70_000));
+    binary.extend_from_slice(b"\nfoo late\n\0tail foo\n");
+    for a in [&["--no-mmap", "-n", "foo"][..], &["-c", "foo"], &["foo", "-"]] {
+        out.push((a.iter().map(|s| s.to_string()).collect(), binary.clone()));
+    }
     out
+}
+
+/// A tree outside any git repository: `.gitignore` applies only with `--no-require-git`.
+fn fixture_without_git(root: &Path) {
+    let files: Vec<(&str, &[u8])> = vec![
+        (".gitignore", b"ignored.txt\n"),
+        ("ignored.txt", b"foo\n"),
+        ("kept.txt", b"foo\n"),
+        ("Mixed.TXT", b"foo\n"),
+        ("sub/.gitignore", b"mixed.txt\n"),
+        ("sub/Mixed.TXT", b"foo\n"),
+        (".myignore", b"kept.txt\n"),
+    ];
+    for (name, data) in files {
+        let path = root.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create fixture dir");
+        }
+        std::fs::write(&path, data).expect("write fixture file");
+    }
+}
+
+fn cases_without_git() -> Vec<(Vec<String>, Vec<u8>)> {
+    let table: &[&[&str]] = &[
+        &["-l", "foo"],
+        &["--no-require-git", "-l", "foo"],
+        &["--no-require-git", "--require-git", "-l", "foo"],
+        &["--no-require-git", "--ignore-file-case-insensitive", "-l", "foo"],
+        &["--no-require-git", "--ignore-file-case-insensitive", "--no-ignore-file-case-insensitive", "-l", "foo"],
+        &["--ignore-file", ".myignore", "-l", "foo"],
+        &["--ignore-file", ".myignore", "--no-ignore-files", "--ignore-files", "-l", "foo"],
+        &["--files", "--no-require-git"],
+    ];
+    table.iter().map(|a| (a.iter().map(|s| s.to_string()).collect(), Vec::new())).collect()
 }
 
 /// At most `SHOW_LIMIT` characters of an output, for readable failure lists.
@@ -170,14 +297,23 @@ fn show(bytes: &[u8]) -> String {
 
 #[test]
 fn rg_matches_ripgrep() {
+    compare(fixture, &cases());
+}
+
+#[test]
+fn rg_matches_ripgrep_outside_a_repository() {
+    compare(fixture_without_git, &cases_without_git());
+}
+
+/// Runs every case through the real rg and ours in a fresh `fixture` and compares.
+fn compare(fixture: fn(&Path), cases: &[(Vec<String>, Vec<u8>)]) {
     let Ok(rg_path) = which_rg() else { panic!("install ripgrep (apt-get install -y ripgrep)") };
     let dir = tempfile::tempdir().expect("tempdir");
     fixture(dir.path());
-    let cases = cases();
     let mut failures = Vec::new();
     // Guards against a vacuous pass (e.g. the real tool failing on every case).
     let mut real_outputs = 0;
-    for (args, stdin) in &cases {
+    for (args, stdin) in cases {
         use std::io::Write;
         let mut child = Command::new(&rg_path)
             .args(["--sort", "path", "--color", "never", "--no-config"])

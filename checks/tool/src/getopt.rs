@@ -118,8 +118,11 @@ impl Spec {
         }
     }
 
-    /// The long option `name` stands for: an exact name, or a prefix of options that are
-    /// all the same option.
+    /// The long option `name` stands for: an exact name, or (glibc's `getopt_long`) the
+    /// first option it is a prefix of, unless another such option is a different option
+    /// (another argument requirement or another meaning). The ambiguous set is, as
+    /// glibc lists it, that first option and every later one that differs from it, in
+    /// the order of [`Spec::long`].
     fn resolve_long(&self, name: &str) -> Result<&'static Long, ErrorKind> {
         if let Some(l) = self.long.iter().find(|l| l.name == name) {
             return Ok(l);
@@ -127,16 +130,15 @@ impl Spec {
         if !self.abbreviations {
             return Err(ErrorKind::UnknownLong(name.to_string()));
         }
-        let candidates: Vec<&'static Long> = self.long.iter().filter(|l| l.name.starts_with(name)).collect();
-        match candidates.as_slice() {
-            [] => Err(ErrorKind::UnknownLong(name.to_string())),
-            [first, rest @ ..] if rest.iter().all(|l| l.reports == first.reports && l.has_arg == first.has_arg) => {
-                Ok(first)
-            }
-            many => {
-                Err(ErrorKind::Ambiguous { name: name.to_string(), candidates: many.iter().map(|l| l.name).collect() })
-            }
+        let mut prefixed = self.long.iter().filter(|l| l.name.starts_with(name));
+        let Some(first) = prefixed.next() else { return Err(ErrorKind::UnknownLong(name.to_string())) };
+        let others: Vec<&'static str> =
+            prefixed.filter(|l| l.reports != first.reports || l.has_arg != first.has_arg).map(|l| l.name).collect();
+        if others.is_empty() {
+            return Ok(first);
         }
+        let candidates = std::iter::once(first.name).chain(others).collect();
+        Err(ErrorKind::Ambiguous { name: name.to_string(), candidates })
     }
 }
 
@@ -165,7 +167,7 @@ pub enum ErrorKind {
     ShortNeedsValue(char),
     /// A long option name (what stands before any `=`) the tool does not have.
     UnknownLong(String),
-    /// A prefix of several long options.
+    /// A prefix of several long options: the candidates glibc lists.
     Ambiguous { name: String, candidates: Vec<&'static str> },
     /// A long option (its full name) that takes an argument came last.
     LongNeedsValue(&'static str),
@@ -180,7 +182,10 @@ impl fmt::Display for Error {
             ErrorKind::UnknownShort(c) => write!(f, "invalid option -- '{c}'"),
             ErrorKind::ShortNeedsValue(c) => write!(f, "option requires an argument -- '{c}'"),
             ErrorKind::UnknownLong(_) => write!(f, "unrecognized option '{}'", self.arg),
-            ErrorKind::Ambiguous { .. } => write!(f, "option '{}' is ambiguous", self.arg),
+            ErrorKind::Ambiguous { candidates, .. } => {
+                write!(f, "option '{}' is ambiguous; possibilities:", self.arg)?;
+                candidates.iter().try_for_each(|c| write!(f, " '--{c}'"))
+            }
             ErrorKind::LongNeedsValue(name) => write!(f, "option '--{name}' requires an argument"),
             ErrorKind::LongTakesNoValue(name) => write!(f, "option '--{name}' doesn't allow an argument"),
         }
@@ -384,11 +389,27 @@ mod tests {
         // Two spellings of one option are not ambiguous.
         assert_eq!(parse(&GNU, &["--colo"]).expect("valid"), [Item::Opt(Name::Long("color"), None)]);
         let e = parse(&GNU, &["--co=1"]).expect_err("ambiguous");
+        // glibc lists the first candidate and those that differ from it: `--colour`
+        // differs from `--count`, though not from `--color`.
         assert_eq!(
             e.kind,
             ErrorKind::Ambiguous { name: "co".into(), candidates: vec!["count", "color", "colour", "context"] }
         );
-        assert_eq!(e.to_string(), "option '--co=1' is ambiguous");
+        assert_eq!(
+            e.to_string(),
+            "option '--co=1' is ambiguous; possibilities: '--count' '--color' '--colour' '--context'"
+        );
+        // Spellings of one option are one option; a later candidate that is the same
+        // option as the first is not listed.
+        let e = parse(&GNU, &["--col"]).expect("one option");
+        assert_eq!(e, [Item::Opt(Name::Long("color"), None)]);
+        const ORDERED: &[Long] = &[
+            Long::new("color", HasArg::Optional),
+            Long::short("count", 'c', HasArg::No),
+            Long::alias("colour", "color", HasArg::Optional),
+        ];
+        let e = parse(&Spec::gnu("c", ORDERED), &["--co"]).expect_err("ambiguous");
+        assert_eq!(e.to_string(), "option '--co' is ambiguous; possibilities: '--color' '--count'");
         let exact = Spec { abbreviations: false, ..GNU };
         assert_eq!(kind(&exact, &["--cou"]), ErrorKind::UnknownLong("cou".into()));
     }
