@@ -1,0 +1,175 @@
+//! Records and fields: cutting input into records by RS, and records into fields by FS.
+//!
+//! Every input (a file operand, stdin, a `getline < file`) is read whole through the
+//! [`Ctx`](reviewhost_tool::Ctx) and cut one record at a time, so that a change of RS
+//! applies from the next record on, as in awk.
+
+use std::rc::Rc;
+
+use crate::pattern::Pattern;
+
+/// How RS separates records.
+pub enum RecordSep {
+    /// One byte (`"\n"` by default).
+    Byte(u8),
+    /// `RS = ""`: paragraphs separated by blank lines.
+    Paragraph,
+    /// A longer RS is a regex (gawk and mawk).
+    Regex(Rc<Pattern>),
+}
+
+/// One input, read whole, and how far it has been read.
+pub struct Source {
+    data: Rc<[u8]>,
+    pos: usize,
+}
+
+impl Source {
+    pub fn new(data: Rc<[u8]>) -> Source {
+        Source { data, pos: 0 }
+    }
+
+    /// The next record, without its terminator; `None` at the end.
+    pub fn next_record(&mut self, sep: &RecordSep) -> Option<Vec<u8>> {
+        let rest = &self.data[self.pos..];
+        match sep {
+            RecordSep::Byte(b) => {
+                if rest.is_empty() {
+                    return None;
+                }
+                match memchr(*b, rest) {
+                    Some(i) => {
+                        self.pos += i + 1;
+                        Some(rest[..i].to_vec())
+                    }
+                    None => {
+                        self.pos = self.data.len();
+                        Some(rest.to_vec())
+                    }
+                }
+            }
+            RecordSep::Paragraph => {
+                let skip = rest.iter().take_while(|b| **b == b'\n').count();
+                let rest = &rest[skip..];
+                self.pos += skip;
+                if rest.is_empty() {
+                    return None;
+                }
+                let end = rest.windows(2).position(|w| w == b"\n\n");
+                match end {
+                    Some(i) => {
+                        let gap = rest[i..].iter().take_while(|b| **b == b'\n').count();
+                        self.pos += i + gap;
+                        Some(rest[..i].to_vec())
+                    }
+                    None => {
+                        self.pos = self.data.len();
+                        let body = rest.strip_suffix(b"\n").unwrap_or(rest);
+                        Some(body.to_vec())
+                    }
+                }
+            }
+            RecordSep::Regex(re) => {
+                if rest.is_empty() {
+                    return None;
+                }
+                let mut at = 0;
+                while let Some((s, e)) = re.find_at(rest, at) {
+                    if e > s {
+                        self.pos += e;
+                        return Some(rest[..s].to_vec());
+                    }
+                    at = s + 1;
+                    if at > rest.len() {
+                        break;
+                    }
+                }
+                self.pos = self.data.len();
+                Some(rest.to_vec())
+            }
+        }
+    }
+}
+
+fn memchr(b: u8, s: &[u8]) -> Option<usize> {
+    s.iter().position(|c| *c == b)
+}
+
+/// How FS separates fields.
+#[derive(Clone)]
+pub enum FieldSep {
+    /// `FS = " "`: runs of blanks, leading and trailing ones ignored.
+    Blank,
+    /// Any other single character, literally (a tab, `,`, `|`, `.`).
+    Byte(u8),
+    /// `FS = ""`: each character is a field (gawk and mawk).
+    Chars,
+    Regex(Rc<Pattern>),
+}
+
+/// The fields of `record`. In paragraph mode a newline always separates fields too.
+pub fn split_fields(record: &[u8], sep: &FieldSep, paragraph: bool) -> Vec<Vec<u8>> {
+    if paragraph && !matches!(sep, FieldSep::Blank) {
+        return record.split(|b| *b == b'\n').flat_map(|line| split_fields(line, sep, false)).collect();
+    }
+    match sep {
+        FieldSep::Blank => {
+            record.split(|b| matches!(b, b' ' | b'\t' | b'\n')).filter(|f| !f.is_empty()).map(<[u8]>::to_vec).collect()
+        }
+        _ if record.is_empty() => Vec::new(),
+        FieldSep::Byte(b) => record.split(|c| c == b).map(<[u8]>::to_vec).collect(),
+        FieldSep::Chars => {
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < record.len() {
+                let n = crate::text::byte_offset(&record[i..], 1).max(1);
+                out.push(record[i..i + n].to_vec());
+                i += n;
+            }
+            out
+        }
+        FieldSep::Regex(re) => split_regex(record, re),
+    }
+}
+
+/// `record` cut at each non-empty match of `re`.
+pub fn split_regex(record: &[u8], re: &Pattern) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let (mut start, mut at) = (0, 0);
+    while at <= record.len() {
+        let Some((s, e)) = re.find_at(record, at) else { break };
+        if e == s {
+            at = s + 1;
+            continue;
+        }
+        out.push(record[start..s].to_vec());
+        start = e;
+        at = e;
+    }
+    out.push(record[start..].to_vec());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(data: &[u8], sep: RecordSep) -> Vec<String> {
+        let mut s = Source::new(Rc::from(data));
+        std::iter::from_fn(|| s.next_record(&sep)).map(|r| String::from_utf8(r).unwrap()).collect()
+    }
+
+    #[test]
+    fn paragraphs() {
+        assert_eq!(records(b"\n\na\nb\n\n\nc\n", RecordSep::Paragraph), ["a\nb", "c"]);
+        assert_eq!(records(b"a\nb", RecordSep::Byte(b'\n')), ["a", "b"]);
+        assert_eq!(records(b"a\n\n", RecordSep::Byte(b'\n')), ["a", ""]);
+    }
+
+    #[test]
+    fn fields() {
+        assert_eq!(split_fields(b"  a  b\tc ", &FieldSep::Blank, false), [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+        assert_eq!(split_fields(b"a::b", &FieldSep::Byte(b':'), false).len(), 3);
+        assert!(split_fields(b"", &FieldSep::Byte(b':'), false).is_empty());
+    }
+}
