@@ -18,6 +18,10 @@ mod settings;
 /// The built-in check crates, compiled to the components the binary embeds.
 const BUILTINS: [&str; 2] = ["reviewhost-check-fs", "reviewhost-check-shell"];
 
+/// The shell check of a run with granted host programs: the shell crate built with its
+/// `granted` feature, which imports `programs` (`wit/`).
+const GRANTED_SHELL: &str = "reviewhost-check-shell-granted";
+
 fn main() {
     println!("cargo:rerun-if-changed=src/sandbox/settings.rs");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -26,7 +30,15 @@ fn main() {
     println!("cargo:rustc-env=REVIEWHOST_BUILD_TARGET={}", std::env::var("TARGET").expect("cargo sets TARGET"));
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let in_workspace = manifest_dir.join("checks/shell/Cargo.toml").is_file();
-    let guests = if in_workspace { reviewhost_guest_build::build_guests(&BUILTINS) } else { shipped(&manifest_dir) };
+    let guests = if in_workspace {
+        // First: the plain build that follows replaces the crate's own artifact.
+        let granted = reviewhost_guest_build::build_guest_with_feature("reviewhost-check-shell", "granted");
+        let mut guests = reviewhost_guest_build::build_guests(&BUILTINS);
+        guests.insert(GRANTED_SHELL.to_string(), granted);
+        guests
+    } else {
+        shipped(&manifest_dir)
+    };
     // The guest SDK's sources, which `reviewhost new` writes into a new check crate.
     let sdk = if in_workspace { manifest_dir.join("guest-sdk") } else { manifest_dir.join("builtins/guest-sdk") };
     println!("cargo:rustc-env=REVIEWHOST_GUEST_SDK={}", sdk.display());
@@ -57,6 +69,7 @@ fn precompile(wasm: &Path) -> Vec<u8> {
 fn shipped(manifest_dir: &Path) -> std::collections::BTreeMap<String, PathBuf> {
     BUILTINS
         .iter()
+        .chain([&GRANTED_SHELL])
         .map(|package| {
             let path = manifest_dir.join("builtins").join(format!("{}.wasm", package.replace('-', "_")));
             println!("cargo:rerun-if-changed={}", path.display());

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::assertion::{self, Assertion, Confidence, FileLock, LoadError, SaveError, Status};
 use crate::authoring::fixtures::{self, CaseResult, FixtureError};
 use crate::check::{Checks, MAX_COMPONENT_BYTES, Outcome, Site};
-use crate::sandbox::{Base, Cache, Limits, RootDir, Sandbox, SandboxError, read_file};
+use crate::sandbox::{Base, Cache, Grants, Limits, RootDir, Sandbox, SandboxError, read_file};
 pub use reviewhost_protocol::ShellOutput;
 
 /// What a run is asked to do.
@@ -156,9 +156,22 @@ impl Runner {
     /// A runner with the built-in checks, `jobs` evaluations at a time, and compiled
     /// components cached in `cache` (see [`Cache::default_dir`]).
     pub fn new(limits: Limits, jobs: usize, cache: Option<Cache>) -> Result<Runner, RunError> {
+        Runner::with_grants(limits, jobs, cache, None)
+    }
+
+    /// [`Runner::new`] whose command checks may run the host programs in `grants`.
+    pub fn with_grants(
+        limits: Limits,
+        jobs: usize,
+        cache: Option<Cache>,
+        grants: Option<Grants>,
+    ) -> Result<Runner, RunError> {
         let jobs = jobs.max(1);
-        let sandbox = Arc::new(Sandbox::new(limits, jobs, cache)?);
-        Ok(Runner { checks: Checks::builtin(sandbox), jobs })
+        let mut sandbox = Sandbox::new(limits, jobs, cache)?;
+        if let Some(grants) = grants {
+            sandbox = sandbox.with_grants(grants)?;
+        }
+        Ok(Runner { checks: Checks::builtin(Arc::new(sandbox)), jobs })
     }
 
     /// The check registry, to add components (tests, custom checks).

@@ -218,6 +218,38 @@ impl Confinement {
         }
     }
 
+    /// Whether `program` can run in this confinement: started by root, the confinement
+    /// runs as `nobody`, who must be able to reach the program's file (and the file a
+    /// symlink leads to) through directories others may search. Checked when a grant is
+    /// made, so it is refused at once, with the reason, instead of failing every check.
+    pub fn check_reachable(&self, program: &Path) -> Result<(), String> {
+        if self.setpriv.is_none() {
+            return Ok(());
+        }
+        use std::os::unix::fs::PermissionsExt;
+        let others =
+            |path: &Path, bits: u32| std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & bits == bits);
+        let canonical = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+        for file in [program, canonical.as_path()] {
+            if let Some(dir) = file.ancestors().skip(1).find(|dir| !others(dir, 0o001)) {
+                return Err(format!(
+                    "started as root, granted programs run as nobody, who cannot enter {} to reach {}; \
+                     grant a program installed for all users (put its directory first on PATH) or run reviewhost \
+                     as a user",
+                    dir.display(),
+                    file.display()
+                ));
+            }
+        }
+        if !others(&canonical, 0o005) {
+            return Err(format!(
+                "started as root, granted programs run as nobody, who cannot read and run {}",
+                canonical.display()
+            ));
+        }
+        Ok(())
+    }
+
     /// Runs `job` confined and waits for it, at most `job.limits.timeout`.
     pub fn run(&self, job: &Job) -> Result<Outcome, RunError> {
         let began = Instant::now();
@@ -245,35 +277,11 @@ impl Confinement {
                 why: "contains ',', ':' or '\\' (set TMPDIR to a plain path)",
             });
         }
-        let mut command = self.command(job, scratch.path());
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(RunError::Spawn)?;
-        let stdin = child.stdin.take().map(|mut pipe| {
-            let data = job.stdin.to_vec();
-            // A program that does not read its stdin closes the pipe: not an error.
-            std::thread::spawn(move || drop(pipe.write_all(&data)))
-        });
-        let stdout = capture(child.stdout.take(), job.limits.output);
-        let stderr = capture(child.stderr.take(), job.limits.output);
-        let status = wait(&mut child, job.limits.timeout).map_err(RunError::Spawn)?;
-        if let Some(writer) = stdin {
-            drop(writer.join());
+        let outcome = collect(self.command(job, scratch.path()), job.stdin, job.limits, began)?;
+        if outcome.ended == Ended::Exited(SETUP_FAILED) && outcome.stderr.starts_with(b"reviewhost-confine: ") {
+            return Err(RunError::Setup(String::from_utf8_lossy(&outcome.stderr).trim().to_string()));
         }
-        let (stdout, stdout_over) = stdout.join().unwrap_or_default();
-        let (stderr, stderr_over) = stderr.join().unwrap_or_default();
-        let ended = match status {
-            _ if stdout_over || stderr_over => Ended::OutputLimit,
-            None => Ended::TimedOut,
-            Some(status) => ended(status),
-        };
-        if ended == Ended::Exited(SETUP_FAILED) && stderr.starts_with(b"reviewhost-confine: ") {
-            return Err(RunError::Setup(String::from_utf8_lossy(&stderr).trim().to_string()));
-        }
-        Ok(Outcome { ended, stdout, stderr, duration: began.elapsed() })
+        Ok(outcome)
     }
 
     /// `[setpriv …] prlimit … unshare … sh -c SETUP … bwrap … PROGRAM ARGS`.
@@ -341,6 +349,58 @@ impl Confinement {
         command.arg("--").arg(job.program).args(job.args);
         command
     }
+}
+
+/// Runs `program` without confinement: the environment cleared (as in a confinement), a
+/// temporary `HOME`, the deadline and the output cap, and nothing else. The program can
+/// read and write whatever its user can: `--allow-unconfined-programs` says so each run.
+pub fn run_unconfined(
+    program: &Path,
+    args: &[String],
+    cwd: &Path,
+    stdin: &[u8],
+    env: &[(String, String)],
+    limits: Limits,
+) -> Result<Outcome, RunError> {
+    let began = Instant::now();
+    let home = tempfile::Builder::new().prefix("reviewhost-home-").tempdir().map_err(RunError::Scratch)?;
+    let own = program.parent().map(|p| format!(":{}", p.display())).unwrap_or_default();
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", format!("{SYSTEM_PATH}{own}"))
+        .env("HOME", home.path())
+        .env("LANG", "C.UTF-8")
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    collect(command, stdin, limits, began)
+}
+
+/// Spawns `command` with piped streams, feeds it `stdin`, and waits for it within the
+/// limits.
+fn collect(mut command: Command, stdin: &[u8], limits: Limits, began: Instant) -> Result<Outcome, RunError> {
+    let mut child =
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(RunError::Spawn)?;
+    let writer = child.stdin.take().map(|mut pipe| {
+        let data = stdin.to_vec();
+        // A program that does not read its stdin closes the pipe: not an error.
+        std::thread::spawn(move || drop(pipe.write_all(&data)))
+    });
+    let stdout = capture(child.stdout.take(), limits.output);
+    let stderr = capture(child.stderr.take(), limits.output);
+    let status = wait(&mut child, limits.timeout).map_err(RunError::Spawn)?;
+    if let Some(writer) = writer {
+        drop(writer.join());
+    }
+    let (stdout, stdout_over) = stdout.join().unwrap_or_default();
+    let (stderr, stderr_over) = stderr.join().unwrap_or_default();
+    let ended = match status {
+        _ if stdout_over || stderr_over => Ended::OutputLimit,
+        None => Ended::TimedOut,
+        Some(status) => ended(status),
+    };
+    Ok(Outcome { ended, stdout, stderr, duration: began.elapsed() })
 }
 
 /// The directory of the file `program` leads to (`npx` → npm's `bin`).

@@ -76,6 +76,9 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<AssertionsFile, LoadError> {
     let top = doc.as_object().ok_or_else(|| {
         field_error(Location::TopLevel, "(document)", format!("expected an object, found {}", kind(&doc)))
     })?;
+    if let Some(field) = grant_field(top) {
+        return Err(field_error(Location::TopLevel, field, GRANT_REFUSED.into()));
+    }
     for (field, expected) in
         [("plugin", "a string"), ("max_passes", "a non-negative integer"), ("current_pass", "a non-negative integer")]
     {
@@ -135,6 +138,20 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<AssertionsFile, LoadError> {
 
 type FieldError = (Location, &'static str, String);
 
+/// Fields by which an assertions file might try to grant itself host programs. Grants
+/// are the operator's alone; a file that asks is refused outright, so nobody mistakes
+/// it for a grant that worked.
+const GRANT_FIELDS: &[&str] =
+    &["allow_programs", "allow_program", "allowed_programs", "allow_unconfined_programs", "grants", "grant"];
+
+const GRANT_REFUSED: &str = "an assertions file cannot grant host programs: grants are the operator's \
+     (reviewhost run --allow-program NAME, or [run] allow_programs in the operator's reviewhost.toml)";
+
+/// The first of [`GRANT_FIELDS`] in `object`.
+fn grant_field(object: &serde_json::Map<String, Value>) -> Option<&'static str> {
+    GRANT_FIELDS.iter().copied().find(|field| object.contains_key(*field))
+}
+
 fn parse_assertion(index: usize, value: &Value) -> Result<Assertion, FieldError> {
     let unnamed = Location::Assertion { index, id: None };
     let object = value
@@ -147,6 +164,9 @@ fn parse_assertion(index: usize, value: &Value) -> Result<Assertion, FieldError>
         None => return Err((unnamed, "id", "missing".into())),
     };
     let at = Location::Assertion { index, id: Some(id.clone()) };
+    if let Some(field) = grant_field(object) {
+        return Err((at, field, GRANT_REFUSED.into()));
+    }
     let type_name = match object.get("type") {
         Some(Value::String(t)) => t.clone(),
         Some(other) => return Err((at, "type", format!("expected a string, found {}", kind(other)))),
@@ -299,6 +319,21 @@ mod tests {
                 paths: Some(vec!["src".into()])
             }
         );
+    }
+
+    #[test]
+    fn an_assertions_file_cannot_grant_programs() {
+        let error = parse(Path::new("a.json"), br#"{"allow_programs": ["npx"], "assertions": []}"#).unwrap_err();
+        assert!(
+            error.to_string().starts_with("a.json: top level: field `allow_programs`: an assertions file cannot grant"),
+            "{error}"
+        );
+        let error = parse(
+            Path::new("a.json"),
+            br#"{"assertions": [{"id": "T", "type": "typescript_compile", "command": "npx tsc", "grants": ["npx"]}]}"#,
+        )
+        .unwrap_err();
+        assert!(error.to_string().starts_with("a.json: assertion 'T' (assertions[0]): field `grants`: "), "{error}");
     }
 
     #[test]

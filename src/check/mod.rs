@@ -38,6 +38,9 @@ mod builtin {
     /// The same, compiled by `build.rs` for this machine (empty when cross-compiling).
     pub const FS_PRECOMPILED: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_FS_CWASM"));
     pub const SHELL_PRECOMPILED: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_SHELL_CWASM"));
+    /// The shell check built with grants (it imports `programs`), for a run with grants.
+    pub const SHELL_GRANTED: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_SHELL_GRANTED_WASM"));
+    pub const SHELL_GRANTED_PRECOMPILED: &[u8] = include_bytes!(env!("REVIEWHOST_CHECK_SHELL_GRANTED_CWASM"));
 }
 
 /// The result of checking one assertion.
@@ -127,6 +130,8 @@ struct Builtin {
     takes: Takes,
     /// Its compiled code, made by `build.rs` with the runtime's engine settings.
     precompiled: &'static [u8],
+    /// Linked with the `programs` capability (the shell check of a run with grants).
+    granted: bool,
 }
 
 /// Which input of [`reviewhost_protocol`] a built-in check takes.
@@ -203,10 +208,15 @@ impl Checks {
     /// The built-in checks.
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
         let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
-        let fs = Builtin { takes: Takes::FileCheck, precompiled: builtin::FS_PRECOMPILED };
+        let fs = Builtin { takes: Takes::FileCheck, precompiled: builtin::FS_PRECOMPILED, granted: false };
         checks.register_with(&["file_exists", "file_content"], "fs", builtin::FS, Some(fs));
-        let shell = Builtin { takes: Takes::ShellInput, precompiled: builtin::SHELL_PRECOMPILED };
-        checks.register_with(COMMAND_TYPES, "shell", builtin::SHELL, Some(shell));
+        let granted = checks.sandbox.grants().is_some();
+        let (wasm, precompiled) = match granted {
+            true => (builtin::SHELL_GRANTED, builtin::SHELL_GRANTED_PRECOMPILED),
+            false => (builtin::SHELL, builtin::SHELL_PRECOMPILED),
+        };
+        let shell = Builtin { takes: Takes::ShellInput, precompiled, granted };
+        checks.register_with(COMMAND_TYPES, "shell", wasm, Some(shell));
         checks
     }
 
@@ -375,10 +385,11 @@ impl Checks {
     fn load(&self, registered: &Registered) -> Result<Arc<CheckComponent>, String> {
         let loaded = registered.loaded.get_or_init(|| {
             let precompiled = registered.builtin.map_or(&[][..], |b| b.precompiled);
-            self.sandbox
-                .load_builtin(&registered.name, &registered.wasm, precompiled)
-                .map(Arc::new)
-                .map_err(|e: SandboxError| e.to_string())
+            let loaded = match registered.builtin.is_some_and(|b| b.granted) {
+                true => self.sandbox.load_builtin_granted(&registered.name, &registered.wasm, precompiled),
+                false => self.sandbox.load_builtin(&registered.name, &registered.wasm, precompiled),
+            };
+            loaded.map(Arc::new).map_err(|e: SandboxError| e.to_string())
         });
         loaded.clone()
     }
@@ -573,6 +584,30 @@ mod tests {
         // Not an artifact of this engine (another CPU, a corrupt build): compiled instead.
         let compiled = sandbox.load_builtin("fs", builtin::FS, b"\x7fELF not an artifact").unwrap();
         assert!(!compiled.precompiled());
+    }
+
+    #[test]
+    fn the_programs_capability_exists_only_in_the_granted_linker() {
+        use crate::sandbox::{Grants, ProgramRunner};
+        let plain = Sandbox::new(crate::sandbox::Limits::default(), 1, None).unwrap();
+        assert!(plain.load_builtin_granted("shell", builtin::SHELL_GRANTED, &[]).is_err(), "no grants, no capability");
+        let grants = Grants::new(
+            vec![reviewhost_confine::Grant { name: "true".into(), path: "/bin/true".into() }],
+            ProgramRunner::Unconfined,
+            Vec::new(),
+            Vec::new(),
+        );
+        let granted = Sandbox::new(crate::sandbox::Limits::default(), 1, None).unwrap().with_grants(grants).unwrap();
+        // The linker every other component (custom validators above all) is linked with
+        // does not gain it: a component that imports `programs` does not link there.
+        let refused =
+            granted.load_builtin("shell", builtin::SHELL_GRANTED, builtin::SHELL_GRANTED_PRECOMPILED).unwrap_err();
+        assert!(refused.to_string().contains("reviewhost:check/programs"), "{refused}");
+        assert!(
+            granted.load_builtin_granted("shell", builtin::SHELL_GRANTED, builtin::SHELL_GRANTED_PRECOMPILED).is_ok()
+        );
+        // The plain shell imports nothing of it: its artifact does not name it.
+        assert!(!builtin::SHELL.windows(25).any(|w| w == b"reviewhost:check/programs"));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod agents;
 mod exit;
 mod fix_review;
+mod grants;
 mod init;
 mod lint;
 mod loop_args;

@@ -96,6 +96,19 @@ pub struct RunArgs {
     /// Print whole messages, evidence and timings.
     #[arg(long, short = 'v')]
     verbose: bool,
+    /// Let command checks run this host program (found on PATH now), natively under OS
+    /// confinement: `npx`, `python3`, `cargo`… (repeatable; also [run] allow_programs in
+    /// your reviewhost.toml). Pipes, redirections and the other tools stay sandboxed.
+    #[arg(long = "allow-program", value_name = "NAME", action = ArgAction::Append)]
+    allow_program: Vec<String>,
+    /// Run granted programs without confinement where this machine cannot confine them
+    /// (not Linux, no bubblewrap, no user namespaces), with your user's rights.
+    #[arg(long)]
+    allow_unconfined_programs: bool,
+    /// Your reviewhost.toml, for its [run] section [default: the one in your configuration
+    /// directory; the reviewed repository's own is never read by `run`].
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
 }
 
 /// `--fail-on`: what makes a run exit 1.
@@ -156,7 +169,8 @@ fn hook_input() -> Option<serde_json::Value> {
 fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit> {
     let reports = Reports::of(&args.format, &args.output, matches)?;
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
-    let runner = crate::runner::runner(limits, args.jobs, &args.root)?;
+    let grants = crate::grants::grants(&args.allow_program, args.config.as_ref(), args.allow_unconfined_programs)?;
+    let runner = crate::runner::runner_with_grants(limits, args.jobs, &args.root, grants)?;
     let file = args.file.unwrap_or_else(reviewhost::run::default_file);
     let selection = reviewhost::select::Selection {
         only: args.only.clone(),

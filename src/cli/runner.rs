@@ -3,13 +3,23 @@
 use std::path::Path;
 
 use reviewhost::Runner;
-use reviewhost::sandbox::{Cache, CacheKey, Limits, RootDir};
+use reviewhost::sandbox::{Cache, CacheKey, Grants, Limits, RootDir};
 
 /// A runner with `limits`, `jobs` threads (default: one per CPU) and the cache, for
 /// checks of the tree at `root`.
 pub fn runner(limits: Limits, jobs: Option<usize>, root: &Path) -> anyhow::Result<Runner> {
+    runner_with_grants(limits, jobs, root, None)
+}
+
+/// [`runner`] whose command checks may run the host programs in `grants`.
+pub fn runner_with_grants(
+    limits: Limits,
+    jobs: Option<usize>,
+    root: &Path,
+    grants: Option<Grants>,
+) -> anyhow::Result<Runner> {
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    Ok(Runner::new(limits, jobs, cache(root))?)
+    Ok(Runner::with_grants(limits, jobs, cache(root), grants)?)
 }
 
 /// The compiled-component cache, or none (with a warning) when it cannot be trusted:

@@ -96,6 +96,9 @@ pub struct Config {
     /// `[plan_gate]`: `reviewhost plan-gate`'s settings.
     #[serde(default)]
     pub plan_gate: PlanGateSettings,
+    /// `[run]`: the host programs command checks may run (`reviewhost run`).
+    #[serde(default)]
+    pub run: RunSettings,
     /// The `reviewhost` program, whose `mcp` subcommand a preset offers read-only agents
     /// (set by the command line, never by a file).
     #[serde(skip)]
@@ -117,6 +120,25 @@ pub struct PlanGateSettings {
     /// `block` (seed 004's S03, the default: open clarifying questions keep the
     /// overviewer at REVISE) or `inform` (as tugplug later shipped: they are context).
     pub questions: Option<String>,
+}
+
+/// `[run]` in `reviewhost.toml`: grants of host programs to command checks. `reviewhost
+/// run` reads it from the operator's own file only (`--config`, or the user's
+/// configuration directory), never from the repository under review.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSettings {
+    /// Programs granted by name, found on `PATH` when the run starts: `--allow-program`.
+    #[serde(default)]
+    pub allow_programs: Vec<String>,
+    /// Directories granted programs may read besides the system ones: a toolchain that
+    /// lives elsewhere (`~/.rustup`, `~/.nvm`, a virtualenv).
+    #[serde(default)]
+    pub toolchain_dirs: Vec<PathBuf>,
+    /// Names of the operator's environment variables passed to granted programs (all
+    /// others are cleared).
+    #[serde(default)]
+    pub program_env: Vec<String>,
 }
 
 /// What an agent is run with, after the per-agent overrides.

@@ -35,6 +35,8 @@ pub struct CheckComponent {
     pub(super) entry: Entry,
     /// Loaded from an artifact embedded in the binary, without compiling.
     precompiled: bool,
+    /// Linked with the `programs` capability ([`Sandbox::load_builtin_granted`]).
+    pub(super) granted: bool,
 }
 
 /// Which WIT world a component implements.
@@ -68,6 +70,34 @@ impl Sandbox {
         wasm: &[u8],
         precompiled: &[u8],
     ) -> Result<CheckComponent, SandboxError> {
+        self.load_builtin_with(name, wasm, precompiled, &self.linker, false)
+    }
+
+    /// [`Sandbox::load_builtin`] for the shell check built with grants, linked with the
+    /// `programs` capability; refused in a sandbox without grants.
+    pub(crate) fn load_builtin_granted(
+        &self,
+        name: &str,
+        wasm: &[u8],
+        precompiled: &[u8],
+    ) -> Result<CheckComponent, SandboxError> {
+        let Some((_, linker)) = &self.granted else {
+            return Err(SandboxError::Component {
+                name: name.into(),
+                reason: "no program is granted in this run".into(),
+            });
+        };
+        self.load_builtin_with(name, wasm, precompiled, linker, true)
+    }
+
+    fn load_builtin_with(
+        &self,
+        name: &str,
+        wasm: &[u8],
+        precompiled: &[u8],
+        linker: &wasmtime::component::Linker<HostState>,
+        granted: bool,
+    ) -> Result<CheckComponent, SandboxError> {
         let refused = |e: wasmtime::Error| SandboxError::Component { name: name.into(), reason: format!("{e:#}") };
         let embedded = match precompiled {
             [] => None,
@@ -82,9 +112,9 @@ impl Sandbox {
             Some(component) => component,
             None => self.compile(name, wasm)?,
         };
-        let pre = self.linker.instantiate_pre(&component).map_err(refused)?;
+        let pre = linker.instantiate_pre(&component).map_err(refused)?;
         let pre = BuiltinCheckPre::new(pre).map_err(refused)?;
-        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre), precompiled })
+        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre), precompiled, granted })
     }
 
     /// Compiles and pre-links a custom validator: it must export [`VALIDATOR_INTERFACE`]
@@ -113,7 +143,7 @@ impl Sandbox {
         }
         let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
         let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
-        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre), precompiled: false })
+        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre), precompiled: false, granted: false })
     }
 
     /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].

@@ -5,6 +5,8 @@
 //! the host's own imports, and starts the epoch ticker. Loading components is
 //! `component`'s, evaluating them `evaluate`'s.
 
+use std::sync::Arc;
+
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
@@ -12,6 +14,7 @@ use super::bindings;
 use super::cache::Cache;
 use super::evaluate::HostState;
 use super::limits::{self, Limits};
+use super::programs::Grants;
 use super::settings;
 use super::special;
 use super::ticker::Ticker;
@@ -39,6 +42,9 @@ pub enum SandboxError {
 pub struct Sandbox {
     pub(super) engine: Engine,
     pub(super) linker: Linker<HostState>,
+    /// With grants: what the operator granted, and the linker that also has the
+    /// `programs` capability, for the built-in shell check alone.
+    pub(super) granted: Option<(Arc<Grants>, Linker<HostState>)>,
     pub(super) limits: Limits,
     pub(super) cache: Option<Cache>,
     /// Evaluations at a time.
@@ -98,19 +104,46 @@ impl Sandbox {
         }
         adjust(&mut config);
         let engine = Engine::new(&config).map_err(engine_error)?;
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(engine_error)?;
-        // Devices, sockets and FIFOs are never opened through WASI; see `special`.
-        special::refuse_special_files(&mut linker).map_err(engine_error)?;
-        bindings::builtin::reviewhost::check::files::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
-            .map_err(engine_error)?;
+        let linker = checks_linker(&engine).map_err(engine_error)?;
         let ticker = Ticker::start(engine.clone());
-        Ok(Sandbox { engine, linker, limits, cache, jobs, _ticker: ticker })
+        Ok(Sandbox { engine, linker, granted: None, limits, cache, jobs, _ticker: ticker })
+    }
+
+    /// This sandbox, able to run the programs in `grants` for the built-in shell check.
+    /// Without any grant the capability stays absent.
+    pub fn with_grants(mut self, grants: Grants) -> Result<Sandbox, SandboxError> {
+        if grants.is_empty() {
+            return Ok(self);
+        }
+        let engine_error = |e: wasmtime::Error| SandboxError::Engine(format!("{e:#}"));
+        let mut linker = checks_linker(&self.engine).map_err(engine_error)?;
+        bindings::programs::reviewhost::check::programs::add_to_linker::<HostState, HasSelf<HostState>>(
+            &mut linker,
+            |s| s,
+        )
+        .map_err(engine_error)?;
+        self.granted = Some((Arc::new(grants), linker));
+        Ok(self)
+    }
+
+    /// What the operator granted, if anything.
+    pub fn grants(&self) -> Option<&Grants> {
+        self.granted.as_ref().map(|(grants, _)| &**grants)
     }
 
     pub fn limits(&self) -> Limits {
         self.limits
     }
+}
+
+/// WASI without special files, and the host's `files`: what every check is linked with.
+fn checks_linker(engine: &Engine) -> wasmtime::Result<Linker<HostState>> {
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    // Devices, sockets and FIFOs are never opened through WASI; see `special`.
+    special::refuse_special_files(&mut linker)?;
+    bindings::builtin::reviewhost::check::files::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)?;
+    Ok(linker)
 }
 
 /// Whether the machine has swap configured (`/proc/swaps` lists a device or file; when

@@ -18,6 +18,7 @@ use super::component::{CheckComponent, Entry};
 use super::engine::Sandbox;
 use super::files::Files;
 use super::limits::{Bytes, LimitHit, Limiter, Limits, MAX_RANDOM_BYTES, MAX_RESOURCES, Seconds};
+use super::programs::{ProgramHost, root_path};
 use super::supervise::{self, Lost};
 use super::ticker::EPOCH_TICK;
 use super::view::View;
@@ -101,6 +102,8 @@ pub(super) struct HostState {
     table: ResourceTable,
     limiter: Limiter,
     pub(super) files: Option<Files>,
+    /// Granted host programs, for the shell check linked with them.
+    pub(super) programs: Option<ProgramHost>,
 }
 
 impl WasiView for HostState {
@@ -124,12 +127,22 @@ impl Sandbox {
     /// [`WATCHDOG_GRACE`] after its deadline is [`EvalError::Blocked`], and the others go on.
     pub fn evaluate_all(&self, tasks: Vec<Task>, finished: impl Fn(usize) + Send + Sync + 'static) -> Vec<Evaluation> {
         let limits = self.limits;
+        let grants = self.granted.as_ref().map(|(grants, _)| grants.clone());
         let patience = limits.timeout + WATCHDOG_GRACE;
         let finished = Arc::new(finished);
         let on_thread = finished.clone();
         let work = move |index: usize, task: &Task| {
             let began = Instant::now();
-            let result = evaluate_in_store(&task.component.entry, &task.view, &task.input, limits);
+            let programs = match (&grants, task.component.granted) {
+                (Some(grants), true) => Some(ProgramHost {
+                    grants: grants.clone(),
+                    root: root_path(task.view.root.path()),
+                    deadline: began + limits.timeout,
+                    output: limits.output,
+                }),
+                _ => None,
+            };
+            let result = evaluate_in_store(&task.component.entry, &task.view, &task.input, limits, programs);
             let evaluation = Evaluation { result, duration: began.elapsed() };
             on_thread(index);
             evaluation
@@ -147,7 +160,13 @@ impl Sandbox {
 }
 
 /// One evaluation, start to finish, in a fresh store.
-fn evaluate_in_store(entry: &Entry, view: &View, input: &Input, limits: Limits) -> Result<Verdict, EvalError> {
+fn evaluate_in_store(
+    entry: &Entry,
+    view: &View,
+    input: &Input,
+    limits: Limits,
+    programs: Option<ProgramHost>,
+) -> Result<Verdict, EvalError> {
     let stdout = MemoryOutputPipe::new(limits.output);
     let stderr = MemoryOutputPipe::new(limits.output);
     let mut wasi = WasiCtxBuilder::new();
@@ -174,7 +193,7 @@ fn evaluate_in_store(entry: &Entry, view: &View, input: &Input, limits: Limits) 
         Entry::Builtin(_) if view.mounts.is_empty() => Some(Files::new(view.root.handle().clone(), limits.memory)),
         _ => None,
     };
-    let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory), files };
+    let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory), files, programs };
 
     let engine = match entry {
         Entry::Builtin(pre) => pre.engine(),

@@ -24,7 +24,8 @@
 //! `component` (compiling and pre-linking a [`CheckComponent`]), `evaluate` (a store per
 //! evaluation, and what ended it), `ticker` (the epoch), `supervise` (the watchdog),
 //! `view` and `root` (what a check sees), `limits`, `cache`, `settings` (shared with
-//! `build.rs`), and the host's own imports: `files`, `special`, `host_read`.
+//! `build.rs`), and the host's own imports: `files`, `special`, `host_read`, and
+//! `programs` (granted host programs, only in a run with grants).
 
 mod bindings;
 mod cache;
@@ -35,6 +36,7 @@ mod files;
 mod handle;
 mod host_read;
 mod limits;
+mod programs;
 mod root;
 pub(crate) mod settings;
 mod special;
@@ -48,6 +50,7 @@ pub use engine::{Sandbox, SandboxError};
 pub use evaluate::{EvalError, Evaluation, Evidence, Input, Task, Verdict, WATCHDOG_GRACE};
 pub use host_read::{Base, HostReadError, READ_DEADLINE, read_file};
 pub use limits::{Bytes, Limits, Seconds, parse_memory, parse_timeout};
+pub use programs::{Grants, Runner as ProgramRunner};
 pub use root::{OutsideRoot, RootDir};
 pub use ticker::EPOCH_TICK;
 pub use view::View;

@@ -18,6 +18,7 @@ mod files;
 mod find_names;
 mod fix_review;
 mod fuzz;
+mod grants;
 mod host_reads;
 mod hostile;
 mod inert_output;

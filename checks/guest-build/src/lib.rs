@@ -37,6 +37,33 @@ pub const GUEST_TARGET: &str = "wasm32-wasip2";
 /// the path of its component. Panics with an actionable message on failure, which is what
 /// a build script should do.
 pub fn build_guests(packages: &[&str]) -> BTreeMap<String, PathBuf> {
+    cargo_build(packages, None);
+    let out = guest_target_dir().join(GUEST_TARGET).join("release");
+    packages
+        .iter()
+        .map(|package| {
+            let path = out.join(format!("{}.wasm", package.replace('-', "_")));
+            assert!(path.is_file(), "guest build did not produce {}", path.display());
+            (package.to_string(), path)
+        })
+        .collect()
+}
+
+/// Builds `package` with `feature` on, alone (features are unified within one build, so
+/// the plain component must come from another) and returns its component, copied to
+/// `<package>-<feature>.wasm` beside the plain one, which a later build replaces.
+pub fn build_guest_with_feature(package: &str, feature: &str) -> PathBuf {
+    cargo_build(&[package], Some(feature));
+    let out = guest_target_dir().join(GUEST_TARGET).join("release");
+    let built = out.join(format!("{}.wasm", package.replace('-', "_")));
+    let copy = out.join(format!("{}_{}.wasm", package.replace('-', "_"), feature.replace('-', "_")));
+    std::fs::copy(&built, &copy).unwrap_or_else(|e| panic!("copying {} to {}: {e}", built.display(), copy.display()));
+    copy
+}
+
+/// `cargo build --release --target wasm32-wasip2 -p PACKAGE… [--features FEATURE]` into
+/// the guests' own target directory; panics with the build's errors.
+fn cargo_build(packages: &[&str], feature: Option<&str>) {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("run from a build script"));
     let workspace = workspace_root(&manifest_dir);
     let target_dir = guest_target_dir();
@@ -52,6 +79,9 @@ pub fn build_guests(packages: &[&str]) -> BTreeMap<String, PathBuf> {
     for package in packages {
         cmd.args(["-p", package]);
     }
+    if let Some(feature) = feature {
+        cmd.args(["--features", feature]);
+    }
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
@@ -65,16 +95,6 @@ pub fn build_guests(packages: &[&str]) -> BTreeMap<String, PathBuf> {
         };
         panic!("building the guest components ({}) failed:\n{stderr}{hint}", packages.join(", "));
     }
-
-    let out = target_dir.join(GUEST_TARGET).join("release");
-    packages
-        .iter()
-        .map(|package| {
-            let path = out.join(format!("{}.wasm", package.replace('-', "_")));
-            assert!(path.is_file(), "guest build did not produce {}", path.display());
-            (package.to_string(), path)
-        })
-        .collect()
 }
 
 /// The workspace root: the nearest ancestor of the calling crate with `wit/` and `guest-sdk/`.

@@ -35,6 +35,11 @@ mod expand;
 /// Finds a program by name.
 pub type Lookup = fn(&str) -> Option<Program>;
 
+/// A program the operator granted, run by the host outside the sandbox (the
+/// `programs` import of `wit/`): its name, arguments, the context and streams as a
+/// sandboxed program gets them → its exit status, or why it could not be run.
+pub type HostProgram = fn(name: &str, args: &[String], ctx: &Ctx, io: &mut Io) -> Result<i32, String>;
+
 /// Status of a program the sandbox does not have, as in a shell.
 pub const NOT_FOUND: i32 = 127;
 
@@ -114,15 +119,29 @@ pub struct Run {
 /// `stdout_limit` is how much of the script's stdout the caller reads
 /// ([`Io::stdout_limit`]); programs whose output goes straight there get it.
 pub fn run(script: &Script, ctx: Ctx, lookup: Lookup, stdout_limit: usize) -> Run {
-    run_limited(script, ctx, lookup, stdout_limit, MAX_STEPS)
+    run_limited(script, ctx, lookup, None, stdout_limit, MAX_STEPS)
+}
+
+/// [`run`] where a program the sandbox does not have is asked of `host` (granted host
+/// programs) before it is reported unavailable.
+pub fn run_with_host(script: &Script, ctx: Ctx, lookup: Lookup, host: HostProgram, stdout_limit: usize) -> Run {
+    run_limited(script, ctx, lookup, Some(host), stdout_limit, MAX_STEPS)
 }
 
 /// [`run`] with `max_steps` instead of [`MAX_STEPS`] (a test of the limit need not
 /// loop a million times).
-fn run_limited(script: &Script, ctx: Ctx, lookup: Lookup, stdout_limit: usize, max_steps: u64) -> Run {
+fn run_limited(
+    script: &Script,
+    ctx: Ctx,
+    lookup: Lookup,
+    host: Option<HostProgram>,
+    stdout_limit: usize,
+    max_steps: u64,
+) -> Run {
     let mut shell = Shell {
         ctx,
         lookup,
+        host,
         last_status: 0,
         trouble: Vec::new(),
         programs: Vec::new(),
@@ -303,6 +322,8 @@ struct State {
 struct Shell {
     ctx: Ctx,
     lookup: Lookup,
+    /// Granted host programs, asked for a name `lookup` does not know.
+    host: Option<HostProgram>,
     last_status: i32,
     trouble: Vec<Trouble>,
     programs: Vec<String>,
@@ -789,6 +810,9 @@ impl Shell {
     #[inline(never)]
     fn program(&mut self, name: &str, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
         let Some(program) = (self.lookup)(name) else {
+            if let Some(host) = self.host {
+                return self.host_program(host, name, args, stdin, out, err);
+            }
             let trouble = Trouble::Unavailable(name.to_string());
             err.extend_from_slice(format!("reviewhost: {trouble}\n").as_bytes());
             self.record(trouble);
@@ -802,6 +826,39 @@ impl Shell {
         let grep_family = matches!(name, "grep" | "egrep" | "fgrep" | "rg");
         let failed = if grep_family { status >= 2 } else { status != 0 && !own_err.is_empty() };
         if failed {
+            let message = String::from_utf8_lossy(&own_err).lines().next().unwrap_or("").to_string();
+            self.record(Trouble::Failed { program: name.to_string(), status, message });
+        }
+        err.extend_from_slice(&own_err);
+        status
+    }
+
+    /// A granted program, run by the host. Its failure is judged as a sandboxed
+    /// program's; a program the host could not run (not granted, past the deadline or
+    /// the output cap) leaves the assertion unjudged.
+    fn host_program(
+        &mut self,
+        host: HostProgram,
+        name: &str,
+        args: &[String],
+        stdin: &Input,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> i32 {
+        let mut own_err = Vec::new();
+        let mut io =
+            Io { stdin: stdin.rest(), stdout: out, stderr: &mut own_err, stdout_limit: NO_LIMIT, unnamed_file: None };
+        let status = match host(name, args, &self.ctx, &mut io) {
+            Ok(status) => status,
+            Err(message) => {
+                let trouble = Trouble::Refused(format!("{name}: {message}"));
+                err.extend_from_slice(format!("reviewhost: {trouble}\n").as_bytes());
+                self.record(trouble);
+                return NOT_FOUND;
+            }
+        };
+        self.unnamed_file = None;
+        if status != 0 && !own_err.is_empty() {
             let message = String::from_utf8_lossy(&own_err).lines().next().unwrap_or("").to_string();
             self.record(Trouble::Failed { program: name.to_string(), status, message });
         }
@@ -1366,6 +1423,44 @@ mod tests {
     }
 
     /// A runaway loop or recursion ends with a message, not a hang or a stack overflow.
+    /// A stand-in for the host's granted programs: `npx` echoes its arguments, its stdin
+    /// and its working directory, exits 2 when asked to; anything else is not granted.
+    fn fake_host(name: &str, args: &[String], ctx: &Ctx, io: &mut Io) -> Result<i32, String> {
+        if name != "npx" {
+            return Err(format!("'{name}' is not granted"));
+        }
+        io.stdout.extend_from_slice(
+            format!("npx {} in {} <{}>\n", args.join(" "), ctx.cwd, String::from_utf8_lossy(io.stdin)).as_bytes(),
+        );
+        if args.first().is_some_and(|a| a == "fail") {
+            io.stderr.extend_from_slice(b"error TS2322\n");
+            return Ok(2);
+        }
+        Ok(0)
+    }
+
+    #[test]
+    fn granted_programs_run_on_the_host_inside_the_shells_pipes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("web")).unwrap();
+        let sh = |command: &str| {
+            run_with_host(&parse(command).unwrap(), Ctx::new(dir.path()), crate::lookup, fake_host, NO_LIMIT)
+        };
+        let r = sh("cd web && echo in | npx tsc --noEmit 2>&1 | head -1 && echo after");
+        assert_eq!((r.status, out(&r).as_str()), (0, "npx tsc --noEmit in /web <in\nafter\n"), "{:?}", r.trouble);
+        assert!(r.trouble.is_empty());
+        let r = sh("npx fail 2>&1 | tr a-z A-Z");
+        assert!(out(&r).starts_with("NPX FAIL IN / <>\nERROR TS2322\n"), "{}", out(&r));
+        let r = sh("npx fail");
+        assert_eq!(r.status, 2);
+        assert!(matches!(&r.trouble[..], [Trouble::Failed { program, status: 2, .. }] if program == "npx"));
+        let r = sh("python3 -m pytest || true");
+        assert_eq!(r.status, 0);
+        assert_eq!(refused(&r), ["python3: 'python3' is not granted"]);
+        let plain = run(&parse("npx tsc").unwrap(), Ctx::new(dir.path()), programs, NO_LIMIT);
+        assert!(matches!(&plain.trouble[..], [Trouble::Unavailable(p)] if p == "npx"), "no host: unavailable");
+    }
+
     #[test]
     fn limits_stop_runaway_scripts() {
         let r = sh("f() { f; }; f; echo never");
@@ -1377,7 +1472,7 @@ mod tests {
         assert!(refused(&r)[0].contains("calls nested too deep"), "{:?}", r.trouble);
         let limited = |command: &str| {
             let dir = tempfile::tempdir().unwrap();
-            run_limited(&parse(command).unwrap(), Ctx::new(dir.path()), programs, NO_LIMIT, 10_000)
+            run_limited(&parse(command).unwrap(), Ctx::new(dir.path()), programs, None, NO_LIMIT, 10_000)
         };
         let r = limited("while :; do :; done; echo never");
         assert_eq!((r.status, out(&r)), (STOPPED, String::new()));

@@ -15,6 +15,8 @@
 mod arith;
 pub mod exec;
 mod glob;
+#[cfg(all(feature = "granted", target_arch = "wasm32"))]
+mod granted;
 pub mod judge;
 pub mod lint;
 pub mod parse;
@@ -34,8 +36,20 @@ pub fn lookup(name: &str) -> Option<Program> {
         .or_else(|| reviewhost_git::lookup(name))
 }
 
+/// Granted host programs: the `programs` import in the component built with the
+/// `granted` feature, none otherwise.
+#[cfg(all(feature = "granted", target_arch = "wasm32"))]
+const HOST: Option<exec::HostProgram> = Some(granted::run);
+#[cfg(not(all(feature = "granted", target_arch = "wasm32")))]
+const HOST: Option<exec::HostProgram> = None;
+
 /// Evaluates an input with the root at `root` (`/` in the component).
 pub fn evaluate_at(input: &str, root: &std::path::Path) -> Result<Verdict, String> {
+    evaluate_with(input, root, HOST)
+}
+
+/// [`evaluate_at`] with `host` for the programs the sandbox does not have.
+pub fn evaluate_with(input: &str, root: &std::path::Path, host: Option<exec::HostProgram>) -> Result<Verdict, String> {
     let input: ShellInput = serde_json::from_str(input).map_err(|e| format!("invalid input: {e}"))?;
     let script = parse::parse(&input.command).map_err(|e| format!("unsupported command: {e}"))?;
     let ctx = Ctx::new(root).with_host_roots(input.root_paths);
@@ -45,7 +59,7 @@ pub fn evaluate_at(input: &str, root: &std::path::Path) -> Result<Verdict, Strin
         return Ok(notes.into_iter().fold(verdict, |v, note| v.with_evidence("", None, note)));
     }
     if input.mode == Mode::Output {
-        let run = exec::run(&script, ctx, lookup, ShellOutput::MAX_BYTES + 1);
+        let run = execute(&script, ctx, host, ShellOutput::MAX_BYTES + 1);
         let text =
             |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(ShellOutput::MAX_BYTES)]).into_owned();
         let output = ShellOutput {
@@ -58,8 +72,15 @@ pub fn evaluate_at(input: &str, root: &std::path::Path) -> Result<Verdict, Strin
         let json = serde_json::to_string(&output).map_err(|e| e.to_string())?;
         return Ok(Verdict { passed: run.status == 0, message: json, evidence: Vec::new() });
     }
-    let run = exec::run(&script, ctx, lookup, judge::stdout_limit(&input.rule));
+    let run = execute(&script, ctx, host, judge::stdout_limit(&input.rule));
     judge::judge(&input.rule, &run, &notes)
+}
+
+fn execute(script: &parse::Script, ctx: Ctx, host: Option<exec::HostProgram>, stdout_limit: usize) -> exec::Run {
+    match host {
+        Some(host) => exec::run_with_host(script, ctx, lookup, host, stdout_limit),
+        None => exec::run(script, ctx, lookup, stdout_limit),
+    }
 }
 
 impl Check for ShellCheck {
