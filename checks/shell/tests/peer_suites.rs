@@ -86,8 +86,15 @@ fn run(case: &Value) -> (String, i32) {
     let dir = tempfile::tempdir().unwrap();
     materialise(dir.path(), case["files"].as_object().unwrap());
     let mut command = case["cmd"].as_str().unwrap().to_string();
-    if let Some(stdin) = case["stdin"].as_str().filter(|s| !s.is_empty()) {
-        // The script's stdin, as the real tools were given it.
+    // The script's stdin, as the real tools were given it: text, or a fixture file.
+    let stdin = match &case["stdin"] {
+        Value::String(text) if !text.is_empty() => Some(text.as_bytes().to_vec()),
+        Value::Object(o) if o.contains_key("fixture") => {
+            Some(std::fs::read(corpus().join(o["fixture"].as_str().unwrap())).unwrap())
+        }
+        _ => None,
+    };
+    if let Some(stdin) = stdin {
         std::fs::write(dir.path().join(".stdin"), stdin).unwrap();
         command = format!("{{ {command}\n}} < .stdin");
     }
