@@ -23,6 +23,10 @@ use super::supervise::{self, Lost};
 use super::ticker::EPOCH_TICK;
 use super::view::View;
 
+/// How much earlier than the check's deadline a granted program is stopped (at most a
+/// tenth of the timeout).
+const PROGRAM_MARGIN: Duration = Duration::from_millis(500);
+
 /// How long after the deadline the watchdog waits before it abandons an evaluation
 /// blocked in a host call.
 pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
@@ -137,7 +141,9 @@ impl Sandbox {
                 (Some(grants), true) => Some(ProgramHost {
                     grants: grants.clone(),
                     root: root_path(task.view.root.path()),
-                    deadline: began + limits.timeout,
+                    // A little before the check's own, so that the component still has
+                    // time to report why the program was stopped.
+                    deadline: began + limits.timeout - (limits.timeout / 10).min(PROGRAM_MARGIN),
                     output: limits.output,
                 }),
                 _ => None,

@@ -175,8 +175,12 @@ fn hostile_programs_are_contained_and_the_run_goes_on() {
     assert!(!message(&results, "H-canary").contains("canary-outside-9937"), "{}", message(&results, "H-canary"));
     assert_eq!(status(&results, "H-socket"), "fail", "{}", message(&results, "H-socket"));
     assert!(listener.accept().is_err(), "the host's listener got a connection");
+    // The program is killed at its deadline, just before the check's own; on a loaded
+    // machine the check's may still be the one reported. Either way: an error, and no
+    // process left (below).
     assert_eq!(status(&results, "H-daemon"), "error", "{}", message(&results, "H-daemon"));
-    assert!(message(&results, "H-daemon").contains("deadline"), "{}", message(&results, "H-daemon"));
+    let daemon = message(&results, "H-daemon");
+    assert!(daemon.contains("deadline") || daemon.contains("timed out after"), "{daemon}");
     assert_eq!(status(&results, "H-disk"), "fail", "{}", message(&results, "H-disk"));
     assert!(!message(&results, "H-disk").contains("wrote 600 MiB"));
     assert_eq!(status(&results, "H-env"), "pass", "{}", message(&results, "H-env"));
