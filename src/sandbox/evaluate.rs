@@ -18,7 +18,7 @@ use super::component::{CheckComponent, Entry};
 use super::engine::Sandbox;
 use super::files::Files;
 use super::limits::{Bytes, LimitHit, Limiter, Limits, MAX_RANDOM_BYTES, MAX_RESOURCES, Seconds};
-use super::programs::{ProgramHost, root_path};
+use super::programs::ProgramHost;
 use super::supervise::{self, Lost};
 use super::ticker::EPOCH_TICK;
 use super::view::View;
@@ -140,7 +140,7 @@ impl Sandbox {
             let programs = match (&grants, task.component.granted) {
                 (Some(grants), true) => Some(ProgramHost {
                     grants: grants.clone(),
-                    root: root_path(task.view.root.path()),
+                    root: task.view.root.path().to_path_buf(),
                     // A little before the check's own, so that the component still has
                     // time to report why the program was stopped.
                     deadline: began + limits.timeout - (limits.timeout / 10).min(PROGRAM_MARGIN),

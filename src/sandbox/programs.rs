@@ -11,7 +11,7 @@
 //! [`Sandbox::load_builtin_granted`]: super::Sandbox::load_builtin_granted
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -47,11 +47,6 @@ impl Grants {
         Grants { programs: programs.into_iter().map(|g| (g.name.clone(), g)).collect(), runner, read_only, env }
     }
 
-    /// The granted programs' names.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.programs.keys().map(String::as_str)
-    }
-
     pub fn is_empty(&self) -> bool {
         self.programs.is_empty()
     }
@@ -60,7 +55,8 @@ impl Grants {
 /// What one evaluation's store holds to run granted programs.
 pub(super) struct ProgramHost {
     pub(super) grants: Arc<Grants>,
-    /// The root on the host, as opened when the run began.
+    /// The root on the host, absolute and canonical ([`super::RootDir::path`]), for the
+    /// confinement to mount.
     pub(super) root: PathBuf,
     /// The check's deadline: a program still running then is killed.
     pub(super) deadline: Instant,
@@ -141,9 +137,4 @@ impl Host for HostState {
             }
         }
     }
-}
-
-/// The root's path on the host, for a confinement to mount: absolute and canonical.
-pub(super) fn root_path(root: &Path) -> PathBuf {
-    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
