@@ -76,6 +76,19 @@ pub enum Mode {
     /// `reviewhost mcp`'s `sh`: run the command and return what it printed and its exit
     /// status ([`ShellOutput`], as the verdict's message), judging nothing.
     Output,
+    /// Before a run: return the searches the command makes ([`SearchPlan`]s, as the
+    /// verdict's message), without running anything, for the run's shared first pass.
+    Plan,
+}
+
+/// One search a command makes, for [`Mode::Plan`]: the literals each of its matches
+/// contains one of, and the paths it reads, absolute in the sandbox (`/` is the root).
+/// The host reads those paths once for all the run's searches and notes which files
+/// hold which needles; a search then skips the files that hold none of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchPlan {
+    pub needles: Vec<String>,
+    pub scopes: Vec<String>,
 }
 
 /// What a command printed, for [`Mode::Output`]: each stream cut to

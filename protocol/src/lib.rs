@@ -14,4 +14,4 @@ mod expected;
 mod input;
 
 pub use expected::Expected;
-pub use input::{FileCheck, Intent, Mode, Rule, ShellInput, ShellOutput};
+pub use input::{FileCheck, Intent, Mode, Rule, SearchPlan, ShellInput, ShellOutput};

@@ -14,7 +14,7 @@
 //! and each distinct custom component is loaded once per run. Within a run, assertions
 //! that ask a component the same question share one evaluation ([`Checks::execute_all`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -24,7 +24,7 @@ use sha2::Digest;
 
 pub mod expect;
 
-use reviewhost_protocol::{FileCheck, Intent, Mode, Rule, ShellInput, ShellOutput};
+use reviewhost_protocol::{FileCheck, Intent, Mode, Rule, SearchPlan, ShellInput, ShellOutput};
 
 use crate::assertion::{Assertion, COMMAND_TYPES, Kind, Status};
 use crate::sandbox::{
@@ -188,6 +188,10 @@ pub enum Lint {
 pub struct Checks {
     sandbox: Arc<Sandbox>,
     by_type: HashMap<String, Arc<Registered>>,
+    /// Whether the searches of one `execute_all` share a first pass ([`Checks::first_pass`]).
+    prefilter: bool,
+    /// What the last first pass did, for `--verbose`.
+    last_pass: Mutex<Option<reviewhost_prefilter::Stats>>,
     /// Custom validators loaded in this run, by the SHA-256 of their bytes: each
     /// distinct component is compiled (or loaded from the cache) once per run.
     validators: Mutex<HashMap<String, Arc<Loaded>>>,
@@ -207,7 +211,13 @@ pub struct Site {
 impl Checks {
     /// The built-in checks.
     pub fn builtin(sandbox: Arc<Sandbox>) -> Checks {
-        let mut checks = Checks { sandbox, by_type: HashMap::new(), validators: Mutex::new(HashMap::new()) };
+        let mut checks = Checks {
+            sandbox,
+            by_type: HashMap::new(),
+            prefilter: true,
+            last_pass: Mutex::new(None),
+            validators: Mutex::new(HashMap::new()),
+        };
         let fs = Builtin { takes: Takes::FileCheck, precompiled: builtin::FS_PRECOMPILED, granted: false };
         checks.register_with(&["file_exists", "file_content"], "fs", builtin::FS, Some(fs));
         let granted = checks.sandbox.grants().is_some();
@@ -218,6 +228,18 @@ impl Checks {
         let shell = Builtin { takes: Takes::ShellInput, precompiled, granted };
         checks.register_with(COMMAND_TYPES, "shell", wasm, Some(shell));
         checks
+    }
+
+    /// Whether the searches of a run share a first pass over their files (on by default;
+    /// off, every search reads every file of its scope: for differential tests and
+    /// `--no-prefilter`). Verdicts are the same either way.
+    pub fn set_prefilter(&mut self, on: bool) {
+        self.prefilter = on;
+    }
+
+    /// What the last run's first pass did, if one was made.
+    pub fn last_pass(&self) -> Option<reviewhost_prefilter::Stats> {
+        self.last_pass.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The sandbox the checks run in.
@@ -476,7 +498,8 @@ impl Checks {
     /// outcomes in plan order. Plans that ask a component the same question share one
     /// evaluation ([`Question`]). `finished(n)` is called as `n` more plans are done (for
     /// a progress bar), from the thread that finished them.
-    pub fn execute_all(&self, plans: Vec<Plan>, finished: impl Fn(usize) + Send + Sync + 'static) -> Vec<Outcome> {
+    pub fn execute_all(&self, mut plans: Vec<Plan>, finished: impl Fn(usize) + Send + Sync + 'static) -> Vec<Outcome> {
+        self.first_pass(&mut plans);
         let mut tasks = Vec::new();
         // For each task, how many plans it answers.
         let mut askers: Vec<usize> = Vec::new();
@@ -510,6 +533,80 @@ impl Checks {
             .map(|answer| answer.unwrap_or_else(|index| Outcome::from_evaluation(evaluations[index].clone())))
             .collect()
     }
+}
+
+impl Checks {
+    /// Gives the searches among `plans` a shared first pass, when two or more search
+    /// the same root: the shell check tells, without running anything, what each
+    /// command searches ([`Mode::Plan`]); the host reads the union of those paths once
+    /// and notes which files hold which literals ([`crate::sandbox::pass`]); each search
+    /// then skips the files that hold none of its own. Verdicts are unchanged: a file
+    /// is skipped only when it certainly holds no match.
+    fn first_pass(&self, plans: &mut [Plan]) {
+        *self.last_pass.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let Some(shell) = self.prefilter.then(|| self.loaded_shell()).flatten() else { return };
+        let mut root = None;
+        let mut searching = Vec::new();
+        let mut asked = HashSet::new();
+        let mut questions = Vec::new();
+        for (i, plan) in plans.iter().enumerate() {
+            let Plan::Evaluate(task) = plan else { continue };
+            let Input::Assertion(json) = &task.input else { continue };
+            if !Arc::ptr_eq(&task.component, &shell) || !task.view.is_whole() {
+                continue;
+            }
+            let Ok(mut input) = serde_json::from_str::<ShellInput>(json) else { continue };
+            if input.mode != Mode::Evaluate || !may_search(&input.command) {
+                continue;
+            }
+            if *root.get_or_insert_with(|| task.view.root().clone()) != *task.view.root() {
+                continue;
+            }
+            searching.push(i);
+            input.mode = Mode::Plan;
+            if asked.insert(input.command.clone())
+                && let Ok(json) = serde_json::to_string(&input)
+            {
+                questions.push(Task {
+                    component: shell.clone(),
+                    input: Input::Assertion(json),
+                    view: task.view.clone(),
+                });
+            }
+        }
+        let Some(root) = root.filter(|_| searching.len() >= 2) else { return };
+        let searches: Vec<SearchPlan> = self
+            .sandbox
+            .evaluate_all(questions, |_| {})
+            .into_iter()
+            .filter_map(|e| e.result.ok())
+            .flat_map(|verdict| serde_json::from_str::<Vec<SearchPlan>>(&verdict.message).unwrap_or_default())
+            .collect();
+        if searches.is_empty() {
+            return;
+        }
+        let limits = self.sandbox.limits();
+        let index = crate::sandbox::pass(&root, &searches, limits.memory, limits.timeout);
+        *self.last_pass.lock().unwrap_or_else(|e| e.into_inner()) = Some(index.stats().clone());
+        for i in searching {
+            if let Plan::Evaluate(task) = &mut plans[i] {
+                task.view = task.view.clone().with_pass(index.clone());
+            }
+        }
+    }
+
+    /// The shell check, when a plan of this run loaded it.
+    fn loaded_shell(&self) -> Option<Arc<CheckComponent>> {
+        let registered = self.by_type.get(COMMAND_TYPES[0]).filter(|r| r.builtin.is_some())?;
+        registered.loaded.get()?.as_ref().ok().cloned()
+    }
+}
+
+/// Whether `command` names grep or rg: only such commands are asked for their searches.
+fn may_search(command: &str) -> bool {
+    command
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+        .any(|word| matches!(word, "grep" | "egrep" | "fgrep" | "rg"))
 }
 
 /// A component found neither beside the assertions file nor in the root.

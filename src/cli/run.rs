@@ -93,9 +93,13 @@ pub struct RunArgs {
     /// Print only the assertions that did not pass, and no progress bar.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
-    /// Print whole messages, evidence and timings.
+    /// Print whole messages, evidence and timings (also of the searches' shared first pass).
     #[arg(long, short = 'v')]
     verbose: bool,
+    /// Let every search read every file of its scope, without the shared first pass
+    /// that tells which files can hold a match (slower; the verdicts are the same).
+    #[arg(long)]
+    no_prefilter: bool,
     /// Let command checks run this host program (found on PATH now), natively under OS
     /// confinement: `npx`, `python3`, `cargo`… (repeatable; also [run] allow_programs in
     /// your reviewhost.toml). Pipes, redirections and the other tools stay sandboxed.
@@ -170,7 +174,8 @@ fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exi
     let reports = Reports::of(&args.format, &args.output, matches)?;
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
     let grants = crate::grants::grants(&args.allow_program, args.config.as_ref(), args.allow_unconfined_programs)?;
-    let runner = crate::runner::runner_with_grants(limits, args.jobs, &args.root, grants)?;
+    let mut runner = crate::runner::runner_with_grants(limits, args.jobs, &args.root, grants)?;
+    runner.checks_mut().set_prefilter(!args.no_prefilter);
     let file = args.file.unwrap_or_else(reviewhost::run::default_file);
     let selection = reviewhost::select::Selection {
         only: args.only.clone(),
@@ -194,6 +199,11 @@ fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exi
     let report = runner.run_observed(&options, progress.observer());
     progress.finish();
     let report = report?;
+    if detail == Detail::Verbose
+        && let Some(pass) = runner.checks_mut().last_pass()
+    {
+        eprintln!("reviewhost: {}", describe_pass(&pass));
+    }
     if let Some(path) = &args.baseline {
         return baselined(&report, &reports, detail, args.fail_on, path, args.update_baseline);
     }
@@ -283,4 +293,18 @@ pub fn deliver(report: &RunReport, reports: &Reports, detail: Detail, fail_on: F
         FailOn::Never => false,
     });
     Ok(Exit::clean_if(!failing))
+}
+
+/// The searches' shared first pass, in one line for `--verbose`.
+fn describe_pass(pass: &reviewhost_prefilter::Stats) -> String {
+    let ms = pass.elapsed.as_secs_f64() * 1e3;
+    match &pass.skipped {
+        Some(reason) => format!("first pass of the searches skipped ({reason}) in {ms:.1} ms"),
+        None => format!(
+            "first pass of the searches: {} files, {:.1} MB, {} literals, {ms:.1} ms",
+            pass.files,
+            pass.bytes as f64 / 1e6,
+            pass.needles
+        ),
+    }
 }

@@ -196,7 +196,9 @@ fn evaluate_in_store(
     table.set_max_capacity(MAX_RESOURCES);
     // Whole-file reads for a built-in check that sees the whole root; see `files`.
     let files = match entry {
-        Entry::Builtin(_) if view.mounts.is_empty() => Some(Files::new(view.root.handle().clone(), limits.memory)),
+        Entry::Builtin(_) if view.mounts.is_empty() => {
+            Some(Files::new(view.root.handle().clone(), limits.memory, view.pass.0.clone()))
+        }
         _ => None,
     };
     let state = HostState { wasi: wasi.build(), table, limiter: Limiter::new(limits.memory), files, programs };

@@ -30,21 +30,31 @@ use super::bindings::builtin::reviewhost::check::files::{DirEntry, EntryKind, Ho
 use super::evaluate::HostState;
 use super::handle::DirHandle;
 use super::host_read::{Cut, read_whole};
+use reviewhost_prefilter::{Index, NeedleSet};
 
 /// The root a store may read whole files from.
-pub(super) struct Files {
+pub(crate) struct Files {
     /// The root as opened when the run began.
     root: Arc<DirHandle>,
     /// Largest file read, in bytes.
     max_bytes: u64,
+    /// The run's first pass over the files its searches read ([`super::prefilter`]).
+    prefilter: Option<Arc<Index>>,
+    /// The needle sets this store's searches asked for, numbered by position.
+    sets: Vec<NeedleSet>,
 }
 
 impl Files {
-    pub(super) fn new(root: Arc<DirHandle>, max_bytes: u64) -> Files {
-        Files { root, max_bytes }
+    pub(crate) fn new(root: Arc<DirHandle>, max_bytes: u64, prefilter: Option<Arc<Index>>) -> Files {
+        Files { root, max_bytes, prefilter, sets: Vec::new() }
     }
 
-    fn read(&mut self, path: &str) -> Result<Vec<u8>, ReadError> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, ReadError> {
+        self.read_stamped(path).map(|(data, _)| data)
+    }
+
+    /// The whole file and its metadata, taken on the open descriptor.
+    pub(crate) fn read_stamped(&self, path: &str) -> Result<(Vec<u8>, std::fs::Metadata), ReadError> {
         let max_bytes = self.max_bytes;
         let mut options = OpenOptions::new();
         options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
@@ -59,13 +69,20 @@ impl Files {
         if meta.len() > max_bytes {
             return Err(ReadError::TooLarge);
         }
-        read_whole(&file, meta.len(), max_bytes).map_err(|e| match e {
+        let data = read_whole(&file, meta.len(), max_bytes).map_err(|e| match e {
             Cut::TooLarge => ReadError::TooLarge,
             Cut::Io(e) => refusal(e),
-        })
+        })?;
+        Ok((data, meta))
     }
 
-    fn list_dir(&mut self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
+    /// The metadata of what is at `path` now, a final symlink not followed; resolved
+    /// inside the root as reads are.
+    pub(crate) fn metadata(&self, path: &str) -> Option<cap_primitives::fs::Metadata> {
+        cap_primitives::fs::stat(self.root.file(), relative(path), cap_primitives::fs::FollowSymlinks::No).ok()
+    }
+
+    pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
         let max_bytes = self.max_bytes;
         let entries = cap_primitives::fs::read_dir(self.root.file(), relative(path)).map_err(refusal)?;
         let mut list = Vec::new();
@@ -144,6 +161,26 @@ fn refusal(error: io::Error) -> ReadError {
     }
 }
 
+impl Files {
+    fn needle_set(&mut self, needles: &[String]) -> Option<u32> {
+        let set = self.prefilter.as_ref()?.needle_set(needles)?;
+        // A search asks once; a store that asks without end is refused more numbers.
+        if self.sets.len() >= MAX_NEEDLE_SETS {
+            return None;
+        }
+        self.sets.push(set);
+        u32::try_from(self.sets.len() - 1).ok()
+    }
+
+    fn cannot_match(&self, set: u32, path: &str) -> bool {
+        let (Some(index), Some(set)) = (&self.prefilter, self.sets.get(set as usize)) else { return false };
+        index.cannot_match(set, path, |key| self.metadata(key).as_ref().map(super::prefilter::stamp_now))
+    }
+}
+
+/// Needle sets one store may hold: far more than the searches of one command.
+const MAX_NEEDLE_SETS: usize = 4096;
+
 impl Host for HostState {
     fn read(&mut self, path: String) -> Result<Vec<u8>, ReadError> {
         match &mut self.files {
@@ -157,6 +194,14 @@ impl Host for HostState {
             Some(files) => files.list_dir(&path),
             None => Err(ReadError::NotPermitted),
         }
+    }
+
+    fn needle_set(&mut self, needles: Vec<String>) -> Option<u32> {
+        self.files.as_mut()?.needle_set(&needles)
+    }
+
+    fn cannot_match(&mut self, set: u32, path: String) -> bool {
+        self.files.as_ref().is_some_and(|files| files.cannot_match(set, &path))
     }
 }
 
@@ -182,7 +227,7 @@ mod tests {
         }
         let names = |files: &mut Files| files.list_dir("/").map(|list| list.len());
         let root = || Arc::new(DirHandle::open_ambient(dir.path()).unwrap());
-        assert!(matches!(names(&mut Files::new(root(), 1 << 20)), Ok(100)));
-        assert!(matches!(names(&mut Files::new(root(), 2_000)), Err(ReadError::TooLarge)));
+        assert!(matches!(names(&mut Files::new(root(), 1 << 20, None)), Ok(100)));
+        assert!(matches!(names(&mut Files::new(root(), 2_000, None)), Err(ReadError::TooLarge)));
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::handle::DirHandle;
 use super::root::RootDir;
+use reviewhost_prefilter::Index;
 
 /// The part of the root a check sees: all of it at `/`, or only some subdirectories
 /// (a `custom` assertion's `paths`), each at `/<path>`.
@@ -16,12 +17,52 @@ pub struct View {
     /// (directory, guest path) pairs; empty means the whole root at `/`. Each directory
     /// was opened when the view was made, and is used only as that handle.
     pub(super) mounts: Vec<(Arc<DirHandle>, String)>,
+    /// The run's first pass over the files its searches read, for a built-in check
+    /// seeing the whole root ([`super::prefilter`]).
+    pub(super) pass: Pass,
+}
+
+/// The run's first pass, the same for every view of a run: compared by address.
+#[derive(Debug, Clone, Default)]
+pub struct Pass(pub(super) Option<Arc<Index>>);
+
+impl PartialEq for Pass {
+    fn eq(&self, other: &Pass) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for Pass {}
+
+impl std::hash::Hash for Pass {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.as_ref().map(Arc::as_ptr).hash(state);
+    }
 }
 
 impl View {
     /// The whole root, at `/`.
     pub fn whole(root: &RootDir) -> View {
-        View { root: root.clone(), mounts: Vec::new() }
+        View { root: root.clone(), mounts: Vec::new(), pass: Pass::default() }
+    }
+
+    /// This view, with the run's first pass to answer its searches.
+    pub fn with_pass(mut self, pass: Arc<Index>) -> View {
+        self.pass = Pass(Some(pass));
+        self
+    }
+
+    /// The root this view is of.
+    pub fn root(&self) -> &RootDir {
+        &self.root
+    }
+
+    /// Whether the check sees the whole root (what the `files` interface needs).
+    pub fn is_whole(&self) -> bool {
+        self.mounts.is_empty()
     }
 
     /// Only `paths` (root-relative directories), each at `/<path>`. Each is opened now,
@@ -39,6 +80,6 @@ impl View {
             })?;
             mounts.push((Arc::new(dir), format!("/{relative}")));
         }
-        Ok(View { root: root.clone(), mounts })
+        Ok(View { root: root.clone(), mounts, pass: Pass::default() })
     }
 }

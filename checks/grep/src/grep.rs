@@ -18,8 +18,10 @@
 //! buffer, so lines before a late NUL differ), and egrep/fgrep do not print GNU's
 //! "obsolescent" warning.
 
+use crate::Search;
 use crate::search::{self, LineOpts, Matcher, Shared};
 use crate::translate::{self, Syntax};
+use reviewhost_prefilter::Needles;
 use reviewhost_tool::getopt::{self, HasArg, Item, Long, Name, Parser, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 use std::fs;
@@ -413,12 +415,52 @@ pub fn build_pattern(o: &Options, patterns: &[String]) -> Result<(Option<String>
     Ok((Some(format!("{flags}{body}")), warnings))
 }
 
+/// The literals every line a search selects contains one of, taken from its compiled
+/// pattern. `-v` selects lines without a match: it has none, and reads every file.
+fn needles(o: &Options, pattern: Option<&str>) -> Option<Needles> {
+    if o.invert {
+        return None;
+    }
+    Needles::of_regex(pattern?)
+}
+
+/// The search a grep command line makes, for the run's first pass: the needles of its
+/// pattern as [`run`] compiles it, and the operands it reads (`.` for `-r` without
+/// one). `None` when it has no needles, reads stdin, or takes patterns from a file.
+pub fn plan(args: &[String], initial: PatternSyntax) -> Option<Search> {
+    let mut o = parse_args(args, initial).ok()?;
+    if o.help || o.version {
+        return None;
+    }
+    if !o.pattern_given {
+        let first = (!o.operands.is_empty()).then(|| o.operands.remove(0))?;
+        o.patterns.push(PatternSource::Literal(first));
+    }
+    let mut patterns = Vec::new();
+    for source in &o.patterns {
+        match source {
+            PatternSource::Literal(p) => patterns.extend(p.split('\n').map(str::to_string)),
+            PatternSource::File(_) => return None,
+        }
+    }
+    let (pattern, _) = build_pattern(&o, &patterns).ok()?;
+    let needles = needles(&o, pattern.as_deref())?;
+    let scopes = match o.operands.is_empty() {
+        true if o.directories == Directories::Recurse => vec![".".to_string()],
+        true => return None,
+        false => o.operands.iter().filter(|op| *op != "-").cloned().collect(),
+    };
+    Some(Search { needles, scopes })
+}
+
 /// Everything one run needs while visiting files.
 struct Grep<'a, 'io> {
     o: Options,
     ctx: &'a Ctx,
     io: &'a mut Io<'io>,
     matcher: Matcher,
+    /// The run's first pass, when it looked for this search's needles ([`needles`]).
+    prefilter: Option<u32>,
     shared: Shared,
     line_opts: LineOpts,
     /// `-H` behaviour for the current operand.
@@ -525,6 +567,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
             return EXIT_TROUBLE;
         }
     };
+    let prefilter = needles(&o, pattern.as_deref()).and_then(|n| ctx.needle_set(n.as_slice()));
     let before = o.before.or(o.context).unwrap_or(0);
     let after = o.after.or(o.context).unwrap_or(0);
     let out_quiet = o.quiet || o.count || o.list.is_some();
@@ -566,6 +609,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io, initial: PatternSyntax) -> i
         ctx,
         io,
         matcher,
+        prefilter,
         shared,
         line_opts,
         matched: false,
@@ -779,6 +823,14 @@ impl Grep<'_, '_> {
     }
 
     fn search_path(&mut self, real: &Path, shown: &str) {
+        if let Some(set) = self.prefilter
+            && self.ctx.cannot_match(set, real)
+        {
+            // It holds none of the literals every match contains: it was read and held no
+            // match. The empty buffer gives exactly that file's output (`-c`'s 0, `-L`'s
+            // name, nothing else: `-v`, which selects lines, has no needles).
+            return self.search_buffer(&[], shown);
+        }
         match self.ctx.read(real) {
             Ok(data) => self.search_buffer(&data, shown),
             Err(e) => {

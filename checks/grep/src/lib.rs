@@ -11,7 +11,28 @@ pub mod search;
 pub mod translate;
 mod walk;
 
+use reviewhost_prefilter::Needles;
 use reviewhost_tool::{Ctx, Io, Program};
+
+/// A search a command line makes, as the run's first pass needs it
+/// ([`reviewhost_prefilter`]): the literals each of its matches contains one of, and
+/// the paths it reads, as written (relative to the current directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Search {
+    pub needles: Needles,
+    pub scopes: Vec<String>,
+}
+
+/// The search `name args` makes, when it is a grep or rg with needles.
+pub fn search_plan(name: &str, args: &[String]) -> Option<Search> {
+    match name {
+        "grep" => grep::plan(args, grep::PatternSyntax::Basic),
+        "egrep" => grep::plan(args, grep::PatternSyntax::Extended),
+        "fgrep" => grep::plan(args, grep::PatternSyntax::Fixed),
+        "rg" => rg::plan(args),
+        _ => None,
+    }
+}
 
 /// GNU `grep`: `args` excludes the program name.
 pub fn grep(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {

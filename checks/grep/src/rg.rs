@@ -22,12 +22,14 @@
 //! `--no-ignore-global` changes nothing; `--one-file-system` changes nothing either.
 //! Error messages are worded `rg: PATH: ERROR` (ripgrep 13's wording differs).
 
+use crate::Search;
 use grep_matcher::LineTerminator;
 use grep_printer::{StandardBuilder, SummaryBuilder, SummaryKind};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
+use reviewhost_prefilter::Needles;
 use reviewhost_tool::getopt::{self, ErrorKind, HasArg, Item, Long, Order, Parser, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io};
 use std::path::Path;
@@ -598,6 +600,8 @@ struct Rg<'a, 'io> {
     o: Options,
     ctx: &'a Ctx,
     io: &'a mut Io<'io>,
+    /// The run's first pass, when it looked for this search's needles ([`needles`]).
+    prefilter: Option<u32>,
     matched: bool,
     error: bool,
     /// Something was printed with context: the next file starts with `--`.
@@ -629,6 +633,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     if o.type_list {
         return type_list(io);
     }
+    let mut prefilter = None;
     let matcher = if o.files {
         None
     } else {
@@ -682,6 +687,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
             );
             return EXIT_TROUBLE;
         }
+        prefilter = needles(&o, &patterns).and_then(|n| ctx.needle_set(n.as_slice()));
         match b.build_many(&patterns) {
             Ok(m) => Some(m),
             Err(e) => {
@@ -691,7 +697,7 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         }
     };
     let operands = std::mem::take(&mut o.operands);
-    let mut rg = Rg { o, ctx, io, matched: false, error: false, printed: false, searched: false };
+    let mut rg = Rg { o, ctx, io, prefilter, matched: false, error: false, printed: false, searched: false };
     let status = rg.search_all(matcher.as_ref(), &operands);
     if let Some(s) = status {
         return s;
@@ -715,6 +721,39 @@ pub fn run(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     } else {
         1
     }
+}
+
+/// The literals every line a search selects contains one of: the patterns parsed with
+/// the case and Unicode modes the matcher compiles them with (smart case as
+/// insensitive: its matches are a subset). `-v` selects lines without a match: it has
+/// none, and reads every file.
+fn needles(o: &Options, patterns: &[String]) -> Option<Needles> {
+    if o.invert {
+        return None;
+    }
+    let case = if o.case == Case::Sensitive { "" } else { "(?i)" };
+    let unicode = if o.no_unicode { "(?-u)" } else { "" };
+    Needles::any_of(patterns.iter().map(|p| {
+        let p = if o.fixed { Needles::escape(p) } else { p.clone() };
+        Needles::of_regex(&format!("{case}{unicode}{p}"))
+    }))
+}
+
+/// The search an rg command line makes, for the run's first pass: the needles of its
+/// patterns and the paths it searches (`.` without one). `None` when it has no
+/// needles, lists files, or takes patterns from a file.
+pub fn plan(args: &[String]) -> Option<Search> {
+    let mut o = parse_args(args).ok()?;
+    if o.files || o.help || o.version || o.type_list || !o.pattern_files.is_empty() {
+        return None;
+    }
+    if o.patterns.is_empty() {
+        let first = (!o.operands.is_empty()).then(|| o.operands.remove(0))?;
+        o.patterns.push(first);
+    }
+    let needles = needles(&o, &o.patterns)?;
+    let scopes = if o.operands.is_empty() { vec![".".to_string()] } else { o.operands.clone() };
+    Some(Search { needles, scopes: scopes.into_iter().filter(|op| op != "-").collect() })
 }
 
 /// Whether ripgrep 13 refuses `pattern` under `--no-unicode` ("Unicode not allowed
@@ -935,11 +974,17 @@ impl Rg<'_, '_> {
                                 self.io.stdout.push(if self.o.null { 0 } else { b'\n' });
                             }
                         } else if let Some(m) = matcher {
+                            let mapped = explicit && !self.o.no_mmap;
+                            if let Some(set) = self.prefilter
+                                && self.ctx.cannot_match(set, &path)
+                            {
+                                // It holds none of the literals every match contains: read
+                                // and found without a match (`-v` has no needles).
+                                self.search_data(m, &[], &shown, with_name, explicit, mapped);
+                                return !(self.o.quiet && self.matched);
+                            }
                             match self.ctx.read(&path) {
-                                Ok(data) => {
-                                    let mapped = explicit && !self.o.no_mmap;
-                                    self.search_data(m, &data, &shown, with_name, explicit, mapped)
-                                }
+                                Ok(data) => self.search_data(m, &data, &shown, with_name, explicit, mapped),
                                 Err(e) => {
                                     let msg = crate::grep::io_message(&e);
                                     self.message(&shown, &msg);

@@ -10,7 +10,8 @@
 //!
 //! The input is a [`ShellInput`]: the command, the rule the host chose, the intent the
 //! lint diagnostics depend on and, for `reviewhost lint`, [`Mode::Lint`], which returns
-//! the diagnostics as evidence without running.
+//! the diagnostics as evidence without running, and [`Mode::Plan`], which returns the
+//! searches the command makes ([`plan`]) for the run's shared first pass.
 
 mod arith;
 pub mod exec;
@@ -20,6 +21,7 @@ mod granted;
 pub mod judge;
 pub mod lint;
 pub mod parse;
+pub mod plan;
 mod vars;
 
 use reviewhost_guest::{Check, Verdict};
@@ -53,6 +55,11 @@ pub fn evaluate_with(input: &str, root: &std::path::Path, host: Option<exec::Hos
     let input: ShellInput = serde_json::from_str(input).map_err(|e| format!("invalid input: {e}"))?;
     let script = parse::parse(&input.command).map_err(|e| format!("unsupported command: {e}"))?;
     let ctx = Ctx::new(root).with_host_roots(input.root_paths);
+    if input.mode == Mode::Plan {
+        let plans = plan::searches(&script, &ctx);
+        let json = serde_json::to_string(&plans).map_err(|e| e.to_string())?;
+        return Ok(Verdict { passed: true, message: json, evidence: Vec::new() });
+    }
     let notes = lint::diagnose(&script, input.intent, &ctx);
     if input.mode == Mode::Lint {
         let verdict = if notes.is_empty() { Verdict::pass("no findings") } else { Verdict::fail("findings") };

@@ -129,7 +129,7 @@ fn ends_with_unconditional_echo(item: &AndOr) -> bool {
 }
 
 /// Calls `f` with the literal words of every simple command, at any depth.
-fn visit(script: &Script, f: &mut impl FnMut(&[String])) {
+pub(crate) fn visit(script: &Script, f: &mut impl FnMut(&[String])) {
     for item in &script.0 {
         for pipeline in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
             for command in &pipeline.commands {

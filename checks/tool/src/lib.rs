@@ -16,7 +16,7 @@
 pub mod getopt;
 mod vfs;
 
-pub use vfs::{Ctx, DirEntry, Kind};
+pub use vfs::{Ctx, DirEntry, Kind, Prefilter};
 
 /// The streams of one program run.
 pub struct Io<'a> {

@@ -20,11 +20,22 @@ pub struct Ctx {
     /// The root's absolute paths on the host ([`reviewhost_protocol`'s `root_paths`]): a
     /// path under one of them names the same place under `/`.
     pub host_roots: Vec<String>,
+    /// The run's shared first pass over the files searched, outside the component (in
+    /// the component it is the host's, through the `files` interface).
+    pub prefilter: Option<std::sync::Arc<dyn Prefilter>>,
+}
+
+/// The shared first pass of a run's searches (`reviewhost-prefilter`), as a program
+/// asks it: [`Ctx::needle_set`], [`Ctx::cannot_match`].
+pub trait Prefilter: std::fmt::Debug + Send + Sync {
+    fn needle_set(&self, needles: &[String]) -> Option<u32>;
+    /// `path` is relative to the root.
+    fn cannot_match(&self, set: u32, path: &str) -> bool;
 }
 
 impl Ctx {
     pub fn new(root: impl Into<PathBuf>) -> Ctx {
-        Ctx { root: root.into(), cwd: "/".into(), host_roots: Vec::new() }
+        Ctx { root: root.into(), cwd: "/".into(), host_roots: Vec::new(), prefilter: None }
     }
 
     /// This context, where a path under one of `host_roots` (the root's own absolute
@@ -91,6 +102,26 @@ impl Ctx {
             return reviewhost_guest::bindings::builtin::reviewhost::check::files::read(path).map_err(read_error);
         }
         std::fs::read(real)
+    }
+
+    /// `needles` (literals every match of a search contains one of) numbered for
+    /// [`Ctx::cannot_match`], when the run's first pass looked for all of them.
+    pub fn needle_set(&self, needles: &[String]) -> Option<u32> {
+        #[cfg(target_arch = "wasm32")]
+        return reviewhost_guest::bindings::builtin::reviewhost::check::files::needle_set(needles);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.prefilter.as_ref()?.needle_set(needles)
+    }
+
+    /// Whether the file at `real` certainly holds no needle of `set` (from
+    /// [`Ctx::needle_set`]): then it holds no match, and a search may take it as read and
+    /// found without one. `false` means "read it".
+    pub fn cannot_match(&self, set: u32, real: &Path) -> bool {
+        let Some(relative) = real.strip_prefix(&self.root).ok().and_then(Path::to_str) else { return false };
+        #[cfg(target_arch = "wasm32")]
+        return reviewhost_guest::bindings::builtin::reviewhost::check::files::cannot_match(set, relative);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.prefilter.as_ref().is_some_and(|p| p.cannot_match(set, relative))
     }
 
     /// The entries of the directory at `real`, in the order the filesystem returns them,

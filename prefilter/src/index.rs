@@ -1,0 +1,382 @@
+//! The one pass: which files of the searched scopes hold which needles.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use crate::Needles;
+
+/// What a directory entry is, as the directory records it (a symlink is `Other`: the
+/// pass never follows one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    File,
+    Dir,
+    Other,
+}
+
+/// The files the pass reads, through whatever guards the caller's reads have (the host
+/// reads as its `files` interface does: inside the root, no special file, capped).
+/// Paths are relative to the root, `/`-separated; `""` is the root.
+pub trait Tree: Sync {
+    /// The entries of the directory at `dir`; `None` when it cannot be listed.
+    fn list(&self, dir: &str) -> Option<Vec<(String, Entry)>>;
+    /// The whole regular file at `path` and its stamp taken on the open file; `None`
+    /// when a search could not read it whole either (refused, too large, gone).
+    fn read(&self, path: &str) -> Option<(Vec<u8>, Stamp)>;
+    /// The stamp of what is at `path` now, a final symlink not followed.
+    fn stamp(&self, path: &str) -> Option<Stamp>;
+}
+
+/// Enough of a file's metadata to tell it is the file the pass read, unchanged: the
+/// same inode, size, and modification and status-change times (any write moves the
+/// status-change time, which no one can set back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub device: u64,
+    pub inode: u64,
+    pub len: u64,
+    /// Seconds and nanoseconds since the epoch.
+    pub modified: (i64, i64),
+    pub changed: (i64, i64),
+}
+
+/// A file changed this recently before the pass read it may change again within the
+/// same timestamp tick of a coarse filesystem clock, unseen: it is not indexed.
+const RACY: Duration = Duration::from_millis(25);
+
+/// Bounds of a pass. A needle set over the bounds is not looked for at all (every
+/// search reads its files); files past the bounds are left out of the index.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_needles: usize,
+    /// Total bytes of the needles: what the matcher's automaton grows with.
+    pub max_needle_bytes: usize,
+    /// Largest file read (the searches' own cap).
+    pub max_file_bytes: u64,
+    /// Memory for the index itself: paths, stamps and bits.
+    pub max_index_bytes: usize,
+    /// When the pass gives up on the files it has not read yet.
+    pub deadline: Option<Instant>,
+    /// Files read at once.
+    pub threads: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_needles: 4096,
+            max_needle_bytes: 256 * 1024,
+            max_file_bytes: 256 * 1024 * 1024,
+            max_index_bytes: 256 * 1024 * 1024,
+            deadline: None,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// What a pass did, for `--verbose`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub needles: usize,
+    pub files: usize,
+    pub bytes: u64,
+    pub elapsed: Duration,
+    /// Why no pass was made, when none was.
+    pub skipped: Option<String>,
+}
+
+/// A set of needles as the index numbers them ([`Index::needle_set`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NeedleSet(Vec<u64>);
+
+/// Which needles each file of the scopes holds.
+#[derive(Debug, Default)]
+pub struct Index {
+    ids: HashMap<String, usize>,
+    /// Words of bits per file.
+    words: usize,
+    files: HashMap<String, (Stamp, Vec<u64>)>,
+    stats: Stats,
+}
+
+impl Index {
+    /// Reads the files under `scopes` (root-relative paths, files or directories walked
+    /// without following symlinks, `.git` directories left out unless named) and
+    /// records which of `needles` each holds. Never fails: what cannot be read or would
+    /// pass the limits is left out, and a file left out is read by its searches.
+    pub fn build<'a>(
+        tree: &dyn Tree,
+        needles: impl IntoIterator<Item = &'a Needles>,
+        scopes: impl IntoIterator<Item = &'a str>,
+        limits: Limits,
+    ) -> Index {
+        let began = Instant::now();
+        let mut dictionary: Vec<&str> = Vec::new();
+        let mut ids = HashMap::new();
+        for needle in needles.into_iter().flat_map(|n| n.as_slice()) {
+            ids.entry(needle.clone()).or_insert_with(|| {
+                dictionary.push(needle);
+                dictionary.len() - 1
+            });
+        }
+        let skipped = |reason: String| Index {
+            stats: Stats {
+                needles: dictionary.len(),
+                skipped: Some(reason),
+                elapsed: began.elapsed(),
+                ..Stats::default()
+            },
+            ..Index::default()
+        };
+        let needle_bytes: usize = dictionary.iter().map(|n| n.len()).sum();
+        if dictionary.is_empty() {
+            return skipped("no search has required literals".into());
+        }
+        if dictionary.len() > limits.max_needles || needle_bytes > limits.max_needle_bytes {
+            return skipped(format!(
+                "{} literals of {needle_bytes} bytes: more than the pass looks for",
+                dictionary.len()
+            ));
+        }
+        // Every needle present is wanted, not the leftmost: overlapping matches.
+        let matcher = match AhoCorasick::builder().match_kind(MatchKind::Standard).build(&dictionary) {
+            Ok(matcher) => matcher,
+            Err(e) => return skipped(format!("the literals' matcher: {e}")),
+        };
+        let words = dictionary.len().div_ceil(64);
+        let paths = files_under(tree, scopes, limits, words);
+        let next = AtomicUsize::new(0);
+        let found = Mutex::new(Vec::with_capacity(paths.len()));
+        let bytes = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..limits.threads.max(1) {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = paths.get(i) else { break };
+                        if limits.deadline.is_some_and(|d| Instant::now() > d) {
+                            break;
+                        }
+                        if let Some((stamp, bits, len)) = scan(tree, path, &matcher, words, limits) {
+                            bytes.fetch_add(len, Ordering::Relaxed);
+                            mine.push((path.clone(), (stamp, bits)));
+                        }
+                    }
+                    found.lock().unwrap_or_else(|e| e.into_inner()).extend(mine);
+                });
+            }
+        });
+        let files: HashMap<String, (Stamp, Vec<u64>)> =
+            found.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().collect();
+        let stats = Stats {
+            needles: dictionary.len(),
+            files: files.len(),
+            bytes: bytes.into_inner() as u64,
+            elapsed: began.elapsed(),
+            skipped: None,
+        };
+        Index { ids, words, files, stats }
+    }
+
+    /// `needles` as this index numbers them; `None` when one was not looked for.
+    pub fn needle_set(&self, needles: &[String]) -> Option<NeedleSet> {
+        if needles.is_empty() || self.files.is_empty() {
+            return None;
+        }
+        let mut bits = vec![0u64; self.words];
+        for needle in needles {
+            let id = *self.ids.get(needle)?;
+            bits[id / 64] |= 1 << (id % 64);
+        }
+        Some(NeedleSet(bits))
+    }
+
+    /// Whether the file at `path` certainly holds no needle of `set`: the pass read it,
+    /// found none, and `now` (its stamp at the time of asking) shows the same file.
+    pub fn cannot_match(&self, set: &NeedleSet, path: &str, now: impl FnOnce(&str) -> Option<Stamp>) -> bool {
+        let Some(key) = normalized(path) else { return false };
+        let Some((stamp, bits)) = self.files.get(&key) else { return false };
+        let holds = bits.iter().zip(&set.0).any(|(have, want)| have & want != 0);
+        !holds && now(&key) == Some(*stamp)
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+}
+
+/// Reads one file and finds its needles: the stamp, a bit per needle held, the size.
+fn scan(
+    tree: &dyn Tree,
+    path: &str,
+    matcher: &AhoCorasick,
+    words: usize,
+    limits: Limits,
+) -> Option<(Stamp, Vec<u64>, usize)> {
+    // Before the read: a write after it has a later status-change time than this.
+    let read_at = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    let (data, stamp) = tree.read(path)?;
+    let changed = Duration::new(u64::try_from(stamp.changed.0).ok()?, u32::try_from(stamp.changed.1).ok()?);
+    if data.len() as u64 > limits.max_file_bytes || changed + RACY > read_at {
+        return None;
+    }
+    let mut bits = vec![0u64; words];
+    // A UTF-16 byte order mark: ripgrep searches such a file transcoded, so its bytes
+    // say nothing about the text searched. It may hold anything.
+    if data.starts_with(&[0xFF, 0xFE]) || data.starts_with(&[0xFE, 0xFF]) {
+        bits.iter_mut().for_each(|w| *w = u64::MAX);
+        return Some((stamp, bits, data.len()));
+    }
+    let total = matcher.patterns_len();
+    let mut seen = 0;
+    for m in matcher.find_overlapping_iter(&data) {
+        let id = m.pattern().as_usize();
+        let (word, bit) = (id / 64, 1u64 << (id % 64));
+        if bits[word] & bit == 0 {
+            bits[word] |= bit;
+            seen += 1;
+            if seen == total {
+                break;
+            }
+        }
+    }
+    Some((stamp, bits, data.len()))
+}
+
+/// The regular files under `scopes`, each once, within the index's memory bound.
+fn files_under<'a>(
+    tree: &dyn Tree,
+    scopes: impl IntoIterator<Item = &'a str>,
+    limits: Limits,
+    words: usize,
+) -> Vec<String> {
+    let mut scopes: Vec<String> = scopes.into_iter().filter_map(normalized).collect();
+    scopes.sort();
+    scopes.dedup();
+    // A scope inside another is walked with it.
+    let mut kept: Vec<String> = Vec::new();
+    for scope in scopes {
+        if !kept.iter().any(|k| k.is_empty() || scope == *k || scope.starts_with(&format!("{k}/"))) {
+            kept.push(scope);
+        }
+    }
+    let mut files = Vec::new();
+    let mut seen = HashSet::new();
+    let mut budget = limits.max_index_bytes;
+    let per_file = std::mem::size_of::<(String, Stamp, Vec<u64>)>() + words * 8 + 32;
+    let mut add = |path: String, files: &mut Vec<String>| {
+        let cost = per_file + path.len();
+        if budget >= cost && seen.insert(path.clone()) {
+            budget -= cost;
+            files.push(path);
+        }
+    };
+    for scope in kept {
+        // A scope may be a file; a directory's listing says what its entries are.
+        let Some(listing) = tree.list(&scope) else {
+            add(scope, &mut files);
+            continue;
+        };
+        let in_git = scope.split('/').any(|c| c == ".git");
+        let mut pending = vec![(scope, listing)];
+        while let Some((dir, entries)) = pending.pop() {
+            for (name, kind) in entries {
+                let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
+                match kind {
+                    Entry::File => add(path, &mut files),
+                    Entry::Dir if name != ".git" || in_git => {
+                        if let Some(listing) = tree.list(&path) {
+                            pending.push((path, listing));
+                        }
+                    }
+                    Entry::Dir | Entry::Other => {}
+                }
+            }
+        }
+    }
+    files
+}
+
+/// `path` relative to the root in one form: no leading `/`, no `.` or empty component;
+/// `None` with a `..` (not answered for).
+fn normalized(path: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return None,
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// A directory on the host read with `std::fs`, for tools and tests without a sandbox:
+/// symlinks are never followed, special files never opened.
+#[derive(Debug, Clone)]
+pub struct DirTree(pub std::path::PathBuf);
+
+impl DirTree {
+    fn at(&self, path: &str) -> std::path::PathBuf {
+        if path.is_empty() { self.0.clone() } else { self.0.join(path) }
+    }
+}
+
+fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    Stamp {
+        device: meta.dev(),
+        inode: meta.ino(),
+        len: meta.len(),
+        modified: (meta.mtime(), meta.mtime_nsec()),
+        changed: (meta.ctime(), meta.ctime_nsec()),
+    }
+}
+
+impl Tree for DirTree {
+    fn list(&self, dir: &str) -> Option<Vec<(String, Entry)>> {
+        let entries = std::fs::read_dir(self.at(dir)).ok()?;
+        Some(
+            entries
+                .filter_map(|e| {
+                    let e = e.ok()?;
+                    let kind = e.file_type().ok()?;
+                    let kind = if kind.is_file() {
+                        Entry::File
+                    } else if kind.is_dir() {
+                        Entry::Dir
+                    } else {
+                        Entry::Other
+                    };
+                    Some((e.file_name().into_string().ok()?, kind))
+                })
+                .collect(),
+        )
+    }
+
+    fn read(&self, path: &str) -> Option<(Vec<u8>, Stamp)> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(self.at(path))
+            .ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let mut data = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut data).ok()?;
+        Some((data, stamp_of(&meta)))
+    }
+
+    fn stamp(&self, path: &str) -> Option<Stamp> {
+        std::fs::symlink_metadata(self.at(path)).ok().map(|m| stamp_of(&m))
+    }
+}

@@ -1,0 +1,90 @@
+//! The run's shared first pass over the files its searches read
+//! ([`reviewhost_prefilter`]), made by the host before the checks run.
+//!
+//! The pass reads the root as the `files` interface does ([`Files`]): inside the root
+//! only, no special file, no symlink followed, nothing larger than a check may read.
+//! Its answers reach a search through `files.cannot-match`, which says "cannot match"
+//! only for a file the pass read, still the same (same inode, size and times), holding
+//! none of the search's literals.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use reviewhost_prefilter::{Entry, Index, Limits, Needles, Stamp, Tree};
+use reviewhost_protocol::SearchPlan;
+
+use super::bindings::builtin::reviewhost::check::files::EntryKind;
+use super::files::Files;
+use super::root::RootDir;
+
+/// The stamp of a file read by the pass, from its open descriptor.
+pub(crate) fn stamp_read(meta: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    Stamp {
+        device: meta.dev(),
+        inode: meta.ino(),
+        len: meta.len(),
+        modified: (meta.mtime(), meta.mtime_nsec()),
+        changed: (meta.ctime(), meta.ctime_nsec()),
+    }
+}
+
+/// The stamp of what is at a path when a search asks.
+pub(crate) fn stamp_now(meta: &cap_primitives::fs::Metadata) -> Stamp {
+    use cap_primitives::fs::MetadataExt;
+    Stamp {
+        device: meta.dev(),
+        inode: meta.ino(),
+        len: meta.len(),
+        modified: (meta.mtime(), meta.mtime_nsec()),
+        changed: (meta.ctime(), meta.ctime_nsec()),
+    }
+}
+
+/// The root as the pass reads it: through the `files` interface's own reads.
+struct RootTree(Files);
+
+impl Tree for RootTree {
+    fn list(&self, dir: &str) -> Option<Vec<(String, Entry)>> {
+        let entries = self.0.list_dir(dir).ok()?;
+        Some(
+            entries
+                .into_iter()
+                .filter_map(Result::ok)
+                .map(|e| {
+                    let kind = match e.kind {
+                        EntryKind::File => Entry::File,
+                        EntryKind::Directory => Entry::Dir,
+                        EntryKind::Symlink | EntryKind::Other => Entry::Other,
+                    };
+                    (e.name, kind)
+                })
+                .collect(),
+        )
+    }
+
+    fn read(&self, path: &str) -> Option<(Vec<u8>, Stamp)> {
+        let (data, meta) = self.0.read_stamped(path).ok()?;
+        Some((data, stamp_read(&meta)))
+    }
+
+    fn stamp(&self, path: &str) -> Option<Stamp> {
+        self.0.metadata(path).as_ref().map(stamp_now)
+    }
+}
+
+/// Reads the scopes of `plans` under `root` once and indexes their needles. Files
+/// larger than `max_file_bytes` (a check's memory) are left to their searches, and so
+/// is everything after `timeout`.
+pub fn pass(root: &RootDir, plans: &[SearchPlan], max_file_bytes: u64, timeout: std::time::Duration) -> Arc<Index> {
+    let needles: Vec<Needles> = plans.iter().map(|p| Needles::from(p.needles.clone())).collect();
+    let scopes = plans.iter().flat_map(|p| &p.scopes).map(String::as_str);
+    let tree = RootTree(Files::new(root.handle().clone(), max_file_bytes, None));
+    let limits = Limits {
+        max_file_bytes,
+        max_index_bytes: usize::try_from(max_file_bytes).unwrap_or(usize::MAX),
+        deadline: Some(Instant::now() + timeout),
+        ..Limits::default()
+    };
+    Arc::new(Index::build(&tree, &needles, scopes, limits))
+}
