@@ -7,6 +7,8 @@
 //! directory read order: both sides read the same directories with `readdir`, so the
 //! order is the same on one machine.
 
+mod common;
+
 use reviewhost_tool::{Ctx, Io, NO_LIMIT};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -344,13 +346,24 @@ fn grep_matches_gnu_grep() {
     assert!(Path::new(REAL_GREP).exists(), "{REAL_GREP} is needed for the differential test");
     let dir = tempfile::tempdir().expect("tempdir");
     fixture(dir.path());
+    common::settle();
     let cases = cases();
     let mut failures = Vec::new();
     // Guards against a vacuous pass (e.g. the real tool failing on every case).
     let mut real_outputs = 0;
+    // Cases where the first pass let the search skip a file, and files skipped.
+    let (mut prefiltered, mut skipped) = (0, 0);
     for c in &cases {
         let want = real(dir.path(), c);
         let got = ours(dir.path(), c);
+        match common::both_ways(reviewhost_grep::grep, "grep", dir.path(), &c.args, &c.stdin) {
+            Ok(0) => {}
+            Ok(n) => {
+                prefiltered += 1;
+                skipped += n;
+            }
+            Err(difference) => failures.push(difference),
+        }
         if !want.stdout.is_empty() {
             real_outputs += 1;
         }
@@ -368,11 +381,12 @@ fn grep_matches_gnu_grep() {
         }
     }
     println!(
-        "grep differential: {} cases, {} pass, {} fail",
+        "grep differential: {} cases, {} pass, {} fail; {prefiltered} ran with the first pass skipping {skipped} files",
         cases.len(),
         cases.len() - failures.len(),
         failures.len()
     );
+    assert!(prefiltered * 10 > cases.len(), "the first pass skipped files in only {prefiltered} cases");
     assert!(real_outputs * 2 > cases.len(), "the real tool printed something in only {real_outputs} cases");
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }

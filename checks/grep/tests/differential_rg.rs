@@ -4,6 +4,8 @@
 //! binary files. Compares stdout bytes and exit status exactly, stderr only as empty
 //! versus non-empty (ripgrep 13 words its errors differently).
 
+mod common;
+
 use reviewhost_tool::{Ctx, Io, NO_LIMIT};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -297,7 +299,9 @@ fn show(bytes: &[u8]) -> String {
 
 #[test]
 fn rg_matches_ripgrep() {
-    compare(fixture, &cases());
+    let cases = cases();
+    let prefiltered = compare(fixture, &cases);
+    assert!(prefiltered * 10 > cases.len(), "the first pass skipped files in only {prefiltered} cases");
 }
 
 #[test]
@@ -306,14 +310,26 @@ fn rg_matches_ripgrep_outside_a_repository() {
 }
 
 /// Runs every case through the real rg and ours in a fresh `fixture` and compares.
-fn compare(fixture: fn(&Path), cases: &[(Vec<String>, Vec<u8>)]) {
+/// Returns how many cases ran with the first pass skipping a file.
+fn compare(fixture: fn(&Path), cases: &[(Vec<String>, Vec<u8>)]) -> usize {
     let Ok(rg_path) = which_rg() else { panic!("install ripgrep (apt-get install -y ripgrep)") };
     let dir = tempfile::tempdir().expect("tempdir");
     fixture(dir.path());
+    common::settle();
     let mut failures = Vec::new();
     // Guards against a vacuous pass (e.g. the real tool failing on every case).
     let mut real_outputs = 0;
+    // Cases where the first pass let the search skip a file, and files skipped.
+    let (mut prefiltered, mut skipped) = (0, 0);
     for (args, stdin) in cases {
+        match common::both_ways(reviewhost_grep::rg, "rg", dir.path(), args, stdin) {
+            Ok(0) => {}
+            Ok(n) => {
+                prefiltered += 1;
+                skipped += n;
+            }
+            Err(difference) => failures.push(difference),
+        }
         use std::io::Write;
         let mut child = Command::new(&rg_path)
             .args(["--sort", "path", "--color", "never", "--no-config"])
@@ -348,9 +364,15 @@ fn compare(fixture: fn(&Path), cases: &[(Vec<String>, Vec<u8>)]) {
             ));
         }
     }
-    println!("rg differential: {} cases, {} pass, {} fail", cases.len(), cases.len() - failures.len(), failures.len());
+    println!(
+        "rg differential: {} cases, {} pass, {} fail; {prefiltered} ran with the first pass skipping {skipped} files",
+        cases.len(),
+        cases.len() - failures.len(),
+        failures.len()
+    );
     assert!(real_outputs * 2 > cases.len(), "the real tool printed something in only {real_outputs} cases");
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    prefiltered
 }
 
 fn which_rg() -> Result<String, ()> {
