@@ -226,9 +226,12 @@ fn scan(
         return None;
     }
     let mut bits = vec![0u64; words];
-    // A UTF-16 byte order mark: ripgrep searches such a file transcoded, so its bytes
-    // say nothing about the text searched. It may hold anything.
-    if data.starts_with(&[0xFF, 0xFE]) || data.starts_with(&[0xFE, 0xFF]) {
+    // Files the searches do not read as plain lines are never skipped, as if they held
+    // every needle. A NUL makes a file binary, and a binary file without a match is not
+    // an empty one (ripgrep stops reading it at the NUL, and then neither lists it with
+    // `--files-without-match` nor counts it with `--include-zero`). After a UTF-16 byte
+    // order mark, ripgrep searches the text transcoded: the bytes say nothing of it.
+    if data.contains(&0) || data.starts_with(&[0xFF, 0xFE]) || data.starts_with(&[0xFE, 0xFF]) {
         bits.iter_mut().for_each(|w| *w = u64::MAX);
         return Some((stamp, bits, data.len()));
     }
