@@ -14,7 +14,12 @@ ripgrep, on one generated corpus.
   3. Times in-sandbox grep -rn / grep -rnE / rg against native GNU grep and ripgrep, with
      ripgrep both single-threaded and on all cores.
 
-Usage: python3 bench/compare.py [--runs N] [--binary PATH] [--mb 200]
+  0. First, the tree mix: 200 assertions on a 46 MB, 800-file tree, 10% of them
+     whole-tree greps with distinct literals, the rest file checks and scoped searches;
+     reviewhost with and without the searches' shared first pass, the seed runner, and
+     bash + GNU grep as many at a time as there are cores (medians of alternating runs).
+
+Usage: python3 bench/compare.py [--runs N] [--binary PATH] [--mb 200] [--tree-mix-only]
 """
 import argparse
 import json
@@ -67,6 +72,109 @@ def mixed_assertions(count):
             "confidence": {"passed": 0, "total": 0, "score": 0.0}}
 
 
+def tree_mix(count, root):
+    """`count` assertions as an analyst writes them over one source tree: 10% whole-tree
+    `grep -rn LITERAL src/` with a distinct literal each (a quarter of them planted in
+    one file, so they match), the rest file checks and searches of one package or
+    module. Plants the literals under `root`."""
+    items = []
+    for i in range(count):
+        pkg, mod, f = i % 40, i % 7, (i * 7919) % 800
+        path = f"src/pkg_{f % 40}/mod_{f % 7}/file_{f}.rs"
+        kind = i % 10
+        if kind == 0:
+            literal = f"LegacyHandler{i:04}"
+            if (i // 10) % 4 == 0:
+                with open(os.path.join(root, path), "a") as out:
+                    out.write(f"    // {literal} kept for the old clients\n")
+                a = {"type": "grep_match", "command": f"grep -rn '{literal}' src/"}
+            else:
+                a = {"type": "grep_not_match", "command": f"grep -rn '{literal}' src/"}
+        elif kind in (1, 2):
+            a = {"type": "file_exists", "path": path if kind == 1 else path + ".orig"}
+        elif kind == 3:
+            a = {"type": "file_content", "path": path, "needle": "handler"}
+        elif kind in (4, 5):
+            a = {"type": "grep_not_match", "command": f"grep -rn 'unsafe {{' src/pkg_{pkg}/mod_{mod}/"}
+        elif kind == 6:
+            a = {"type": "grep_match", "command": f"grep -rln 'MockConnection' src/pkg_{pkg}/"}
+        elif kind == 7:
+            a = {"type": "grep_match", "command": f"rg -n 'handler [a-z]+ request' src/pkg_{pkg}"}
+        elif kind == 8:
+            a = {"type": "shell_exit_zero", "command": f"test -f {path} && grep -q 'fn' {path}"}
+        else:
+            a = {"type": "grep_match", "command": f"grep -c 'return' {path}"}
+        items.append({"id": f"T-{i:04}", "description": a["type"], **a, "status": None, "failure_output": None})
+    return {"plugin": "bench", "max_passes": 5, "current_pass": 1, "assertions": items,
+            "confidence": {"passed": 0, "total": 0, "score": 0.0}}
+
+
+def native_command(a):
+    """The assertion as bash and GNU tools would run it natively."""
+    if a["type"] == "file_exists":
+        return f"test -e '{a['path']}'"
+    if a["type"] == "file_content":
+        return f"grep -qF -- '{a['needle']}' '{a['path']}'"
+    return a["command"]
+
+
+def native_parallel(doc, root, env, jobs):
+    """Every assertion's command run by bash, `jobs` at a time: the wall time."""
+    import concurrent.futures
+    import subprocess
+    import time
+
+    def one(a):
+        subprocess.run(["bash", "-c", native_command(a)], cwd=root, env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    start = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, doc["assertions"]))
+    return time.perf_counter() - start
+
+
+def tree_mix_comparison(binary, base, env, runs, seed, count=200):
+    """The mix of `tree_mix` on a 46 MB, 800-file tree: reviewhost with and without the
+    searches' shared first pass, the seed runner, and bash + GNU grep as many at a time
+    as there are cores; medians of alternating runs; verdicts compared."""
+    root = os.path.join(base, "tree")
+    grep_throughput.make_corpus(os.path.join(root, "src"), 46, files=800)
+    doc = tree_mix(count, root)
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
+    path = os.path.join(base, "tree-mix.json")
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+    cores = os.cpu_count()
+    ours = os.path.join(base, "tree-ours.json")
+    plain = os.path.join(base, "tree-plain.json")
+    theirs = os.path.join(base, "tree-seed.json")
+    run = [binary, "run", ours, "--root", root, "--timeout", "60s"]
+    run_plain = [binary, "run", plain, "--root", root, "--timeout", "60s", "--no-prefilter"]
+    for file in (ours, plain):
+        shutil.copy(path, file)
+    file_checks.timed(run, env)  # warm: page cache, compiled components
+    times = {"reviewhost": [], "no prefilter": [], "seed": [], "native": []}
+    for _ in range(runs):
+        shutil.copy(path, ours)
+        times["reviewhost"].append(file_checks.timed(run, env))
+        shutil.copy(path, plain)
+        times["no prefilter"].append(file_checks.timed(run_plain, env))
+        shutil.copy(path, theirs)
+        times["seed"].append(file_checks.timed(["bash", seed], env=dict(env, ASSERTIONS_FILE=theirs), cwd=root))
+        times["native"].append(native_parallel(doc, root, env, cores))
+    median = {k: statistics.median(v) for k, v in times.items()}
+    a, b, c = statuses(ours), statuses(plain), statuses(theirs)
+    differ = sorted(i for i in a if a[i] != b[i] or a[i] != c[i])
+    verdicts = "identical" if not differ else f"{len(differ)} differ: {', '.join(differ[:8])}"
+    print(f"\ntree mix: {count} assertions, 10% whole-tree greps with distinct literals, on "
+          f"{size / 1e6:.0f} MB in 800 files; {cores} cores; medians of {runs} alternating runs")
+    for name, label in (("reviewhost", "reviewhost run"), ("no prefilter", "reviewhost run --no-prefilter"),
+                        ("seed", "seed runner"), ("native", f"bash + GNU grep, {cores} at a time")):
+        print(f"  {label:34} {median[name] * 1000:8.0f} ms  {median[name] / median['reviewhost']:6.2f}x reviewhost")
+    print(f"  verdicts (with / without the first pass / seed): {verdicts}")
+    return median, differ
+
+
 def statuses(path):
     with open(path) as f:
         return {a["id"]: a.get("status") == "pass" for a in json.load(f)["assertions"]}
@@ -77,16 +185,21 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--binary")
     parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--tree-mix-only", action="store_true",
+                        help="only the 46 MB tree mix (the searches' shared first pass)")
     args = parser.parse_args()
     binary = args.binary or file_checks.build()
     base = tempfile.mkdtemp(prefix="reviewhost-compare-")
     try:
+        cache = os.path.join(base, "cache")
+        env = dict(os.environ, REVIEWHOST_CACHE_DIR=cache, LC_ALL="C.UTF-8")
+        tree_mix_comparison(binary, base, env, args.runs, file_checks.seed_runner(base))
+        if args.tree_mix_only:
+            return
         root = os.path.join(base, "root")
         grep_throughput.make_corpus(root, args.mb)
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
         nfiles = sum(len(fs) for _, _, fs in os.walk(root))
-        cache = os.path.join(base, "cache")
-        env = dict(os.environ, REVIEWHOST_CACHE_DIR=cache, LC_ALL="C.UTF-8")
         seed = file_checks.seed_runner(base)
         cores = os.cpu_count()
         print(f"\ncorpus: {size / 1e6:.0f} MB in {nfiles} files; {cores} cores; medians of {args.runs} runs")

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use crate::Needles;
+use crate::{MAX_SUBTREE_HEIGHT, Needles};
 
 /// What a directory entry is, as the directory records it (a symlink is `Other`: the
 /// pass never follows one).
@@ -63,6 +63,9 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Files read at once.
     pub threads: usize,
+    /// Files sampled first: a literal found in more than half of them is taken as held
+    /// by every file, not looked for (0: every literal is looked for).
+    pub sample: usize,
 }
 
 impl Default for Limits {
@@ -74,6 +77,7 @@ impl Default for Limits {
             max_index_bytes: 256 * 1024 * 1024,
             deadline: None,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            sample: 32,
         }
     }
 }
@@ -100,7 +104,55 @@ pub struct Index {
     /// Words of bits per file.
     words: usize,
     files: HashMap<String, (Stamp, Vec<u64>)>,
+    /// The directories whose whole subtree the pass read, by path.
+    dirs: HashMap<String, Subtree>,
     stats: Stats,
+}
+
+/// A directory every file and directory under which the pass read: whether a search may
+/// skip it whole.
+#[derive(Debug)]
+struct Subtree {
+    /// Levels of directories below it.
+    height: usize,
+    stamp: Stamp,
+    files: Vec<String>,
+    dirs: Vec<String>,
+    /// The needles held by any file under it.
+    bits: Vec<u64>,
+}
+
+/// The subtrees of `dirs` (walked order: parents first) the pass read whole.
+fn subtrees(dirs: Vec<Dir>, files: &HashMap<String, (Stamp, Vec<u64>)>, words: usize) -> HashMap<String, Subtree> {
+    let mut whole: Vec<Option<Subtree>> = Vec::with_capacity(dirs.len());
+    whole.resize_with(dirs.len(), || None);
+    for (at, dir) in dirs.iter().enumerate().rev() {
+        let (Some(stamp), true) = (dir.stamp, dir.complete) else { continue };
+        let mut bits = vec![0u64; words];
+        let mut held = |more: &[u64]| bits.iter_mut().zip(more).for_each(|(b, m)| *b |= m);
+        let mut complete = true;
+        let mut height = 0;
+        for file in &dir.files {
+            match files.get(file) {
+                Some((_, file_bits)) => held(file_bits),
+                None => complete = false,
+            }
+        }
+        for &sub in &dir.dirs {
+            match &whole[sub] {
+                Some(subtree) => {
+                    held(&subtree.bits);
+                    height = height.max(subtree.height + 1);
+                }
+                None => complete = false,
+            }
+        }
+        if complete && height <= MAX_SUBTREE_HEIGHT {
+            let dirs = dir.dirs.iter().map(|&sub| dirs[sub].path.clone()).collect();
+            whole[at] = Some(Subtree { height, stamp, files: dir.files.clone(), dirs, bits });
+        }
+    }
+    dirs.into_iter().zip(whole).filter_map(|(dir, subtree)| Some((dir.path, subtree?))).collect()
 }
 
 impl Index {
@@ -142,13 +194,29 @@ impl Index {
                 dictionary.len()
             ));
         }
-        // Every needle present is wanted, not the leftmost: overlapping matches.
-        let matcher = match AhoCorasick::builder().match_kind(MatchKind::Standard).build(&dictionary) {
+        let all: Vec<usize> = (0..dictionary.len()).collect();
+        let full = match Matcher::new(&dictionary, &all) {
             Ok(matcher) => matcher,
             Err(e) => return skipped(format!("the literals' matcher: {e}")),
         };
-        let words = dictionary.len().div_ceil(64);
-        let paths = files_under(tree, scopes, limits, words);
+        let walked = walk(tree, scopes, limits, full.always.len());
+        let paths = &walked.files;
+        // A literal in most files (`return`, ` request`) costs the scan a report at every
+        // occurrence and spares its searches almost nothing: found in most of a sample,
+        // it is taken as held by every file (which only ever makes a search read more).
+        let common = common_needles(tree, paths, &full, limits);
+        if common.len() == dictionary.len() {
+            return skipped("every literal is in most files".into());
+        }
+        let rare: Vec<usize> = all.into_iter().filter(|id| !common.contains(id)).collect();
+        let mut matcher = match Matcher::new(&dictionary, &rare) {
+            Ok(matcher) => matcher,
+            Err(e) => return skipped(format!("the literals' matcher: {e}")),
+        };
+        for id in common {
+            matcher.always[id / 64] |= 1 << (id % 64);
+        }
+        let words = matcher.always.len();
         let next = AtomicUsize::new(0);
         let found = Mutex::new(Vec::with_capacity(paths.len()));
         let bytes = AtomicUsize::new(0);
@@ -162,7 +230,7 @@ impl Index {
                         if limits.deadline.is_some_and(|d| Instant::now() > d) {
                             break;
                         }
-                        if let Some((stamp, bits, len)) = scan(tree, path, &matcher, words, limits) {
+                        if let Some((stamp, bits, len)) = scan(tree, path, &matcher, limits) {
                             bytes.fetch_add(len, Ordering::Relaxed);
                             mine.push((path.clone(), (stamp, bits)));
                         }
@@ -173,6 +241,7 @@ impl Index {
         });
         let files: HashMap<String, (Stamp, Vec<u64>)> =
             found.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().collect();
+        let dirs = subtrees(walked.dirs, &files, words);
         let stats = Stats {
             needles: dictionary.len(),
             files: files.len(),
@@ -180,7 +249,7 @@ impl Index {
             elapsed: began.elapsed(),
             skipped: None,
         };
-        Index { ids, words, files, stats }
+        Index { ids, words, files, dirs, stats }
     }
 
     /// `needles` as this index numbers them; `None` when one was not looked for.
@@ -197,12 +266,27 @@ impl Index {
     }
 
     /// Whether the file at `path` certainly holds no needle of `set`: the pass read it,
-    /// found none, and `now` (its stamp at the time of asking) shows the same file.
-    pub fn cannot_match(&self, set: &NeedleSet, path: &str, now: impl FnOnce(&str) -> Option<Stamp>) -> bool {
+    /// found none, and `now` (a stamp at the time of asking) shows the same file. For a
+    /// directory: whether no file under it does, the pass having read every file and
+    /// directory under it (no symlink, special file or unread file among them), and all
+    /// of them being unchanged.
+    pub fn cannot_match(&self, set: &NeedleSet, path: &str, now: impl Fn(&str) -> Option<Stamp>) -> bool {
         let Some(key) = normalized(path) else { return false };
-        let Some((stamp, bits)) = self.files.get(&key) else { return false };
-        let holds = bits.iter().zip(&set.0).any(|(have, want)| have & want != 0);
-        !holds && now(&key) == Some(*stamp)
+        let holds = |bits: &[u64]| bits.iter().zip(&set.0).any(|(have, want)| have & want != 0);
+        if let Some((stamp, bits)) = self.files.get(&key) {
+            return !holds(bits) && now(&key) == Some(*stamp);
+        }
+        match self.dirs.get(&key) {
+            Some(subtree) => !holds(&subtree.bits) && self.unchanged(&key, subtree, &now),
+            None => false,
+        }
+    }
+
+    /// Whether the directory and everything under it are as the pass saw them.
+    fn unchanged(&self, path: &str, subtree: &Subtree, now: &impl Fn(&str) -> Option<Stamp>) -> bool {
+        now(path) == Some(subtree.stamp)
+            && subtree.files.iter().all(|f| self.files.get(f).is_some_and(|(stamp, _)| now(f) == Some(*stamp)))
+            && subtree.dirs.iter().all(|d| self.dirs.get(d).is_some_and(|sub| self.unchanged(d, sub, now)))
     }
 
     pub fn stats(&self) -> &Stats {
@@ -210,14 +294,48 @@ impl Index {
     }
 }
 
+/// The needle ids found in more than half of a sample of `paths` spread over the list.
+fn common_needles(tree: &dyn Tree, paths: &[String], full: &Matcher, limits: Limits) -> Vec<usize> {
+    let sample = limits.sample;
+    if sample == 0 {
+        return Vec::new();
+    }
+    let step = (paths.len() / sample).max(1);
+    let mut counts = vec![0usize; full.ids.len()];
+    let mut sampled = 0;
+    for path in paths.iter().step_by(step).take(sample) {
+        if let Some((_, bits, _)) = scan(tree, path, full, limits) {
+            sampled += 1;
+            for (id, count) in counts.iter_mut().enumerate() {
+                *count += usize::from(bits[id / 64] & (1 << (id % 64)) != 0);
+            }
+        }
+    }
+    if sampled < sample / 4 {
+        return Vec::new();
+    }
+    (0..counts.len()).filter(|&id| counts[id] * 2 > sampled).collect()
+}
+
+/// The automaton over some of the needles, and the bits every file gets regardless.
+struct Matcher {
+    ac: AhoCorasick,
+    /// The needle id of each of the automaton's patterns.
+    ids: Vec<usize>,
+    /// Set for every file: the needles taken as held everywhere.
+    always: Vec<u64>,
+}
+
+impl Matcher {
+    fn new(dictionary: &[&str], ids: &[usize]) -> Result<Matcher, aho_corasick::BuildError> {
+        // Every needle present is wanted, not the leftmost: overlapping matches.
+        let ac = AhoCorasick::builder().match_kind(MatchKind::Standard).build(ids.iter().map(|&id| dictionary[id]))?;
+        Ok(Matcher { ac, ids: ids.to_vec(), always: vec![0; dictionary.len().div_ceil(64)] })
+    }
+}
+
 /// Reads one file and finds its needles: the stamp, a bit per needle held, the size.
-fn scan(
-    tree: &dyn Tree,
-    path: &str,
-    matcher: &AhoCorasick,
-    words: usize,
-    limits: Limits,
-) -> Option<(Stamp, Vec<u64>, usize)> {
+fn scan(tree: &dyn Tree, path: &str, matcher: &Matcher, limits: Limits) -> Option<(Stamp, Vec<u64>, usize)> {
     // Before the read: a write after it has a later status-change time than this.
     let read_at = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?;
     let (data, stamp) = tree.read(path)?;
@@ -225,7 +343,7 @@ fn scan(
     if data.len() as u64 > limits.max_file_bytes || changed + RACY > read_at {
         return None;
     }
-    let mut bits = vec![0u64; words];
+    let mut bits = matcher.always.clone();
     // Files the searches do not read as plain lines are never skipped, as if they held
     // every needle. A NUL makes a file binary, and a binary file without a match is not
     // an empty one (ripgrep stops reading it at the NUL, and then neither lists it with
@@ -235,29 +353,48 @@ fn scan(
         bits.iter_mut().for_each(|w| *w = u64::MAX);
         return Some((stamp, bits, data.len()));
     }
-    let total = matcher.patterns_len();
+    let total = matcher.ac.patterns_len();
     let mut seen = 0;
-    for m in matcher.find_overlapping_iter(&data) {
-        let id = m.pattern().as_usize();
-        let (word, bit) = (id / 64, 1u64 << (id % 64));
-        if bits[word] & bit == 0 {
-            bits[word] |= bit;
-            seen += 1;
-            if seen == total {
-                break;
+    if total > 0 {
+        for m in matcher.ac.find_overlapping_iter(&data) {
+            let id = matcher.ids[m.pattern().as_usize()];
+            let (word, bit) = (id / 64, 1u64 << (id % 64));
+            if bits[word] & bit == 0 {
+                bits[word] |= bit;
+                seen += 1;
+                if seen == total {
+                    break;
+                }
             }
         }
     }
     Some((stamp, bits, data.len()))
 }
 
-/// The regular files under `scopes`, each once, within the index's memory bound.
-fn files_under<'a>(
-    tree: &dyn Tree,
-    scopes: impl IntoIterator<Item = &'a str>,
-    limits: Limits,
-    words: usize,
-) -> Vec<String> {
+/// What the pass's walk found: the regular files under the scopes, each once, and the
+/// directories, within the index's memory bound.
+#[derive(Default)]
+struct Walk {
+    files: Vec<String>,
+    /// In the order walked: a directory before those under it.
+    dirs: Vec<Dir>,
+}
+
+/// A directory the pass listed.
+struct Dir {
+    path: String,
+    /// Taken before the listing; `None` when it could not be, or the directory changed
+    /// too recently to be sure of.
+    stamp: Option<Stamp>,
+    files: Vec<String>,
+    /// Indexes into [`Walk::dirs`].
+    dirs: Vec<usize>,
+    /// Whether every entry is a regular file or a directory the walk went into: no
+    /// symlink, special file, skipped `.git` or file past the memory bound.
+    complete: bool,
+}
+
+fn walk<'a>(tree: &dyn Tree, scopes: impl IntoIterator<Item = &'a str>, limits: Limits, words: usize) -> Walk {
     let mut scopes: Vec<String> = scopes.into_iter().filter_map(normalized).collect();
     scopes.sort();
     scopes.dedup();
@@ -268,41 +405,70 @@ fn files_under<'a>(
             kept.push(scope);
         }
     }
-    let mut files = Vec::new();
+    let mut walk = Walk::default();
     let mut seen = HashSet::new();
     let mut budget = limits.max_index_bytes;
     let per_file = std::mem::size_of::<(String, Stamp, Vec<u64>)>() + words * 8 + 32;
-    let mut add = |path: String, files: &mut Vec<String>| {
+    let mut afford = |path: &str| {
         let cost = per_file + path.len();
-        if budget >= cost && seen.insert(path.clone()) {
-            budget -= cost;
-            files.push(path);
-        }
+        let fits = budget >= cost;
+        budget = budget.saturating_sub(cost);
+        fits
     };
     for scope in kept {
         // A scope may be a file; a directory's listing says what its entries are.
+        let stamp = stamp_of_dir(tree, &scope);
         let Some(listing) = tree.list(&scope) else {
-            add(scope, &mut files);
+            if afford(&scope) && seen.insert(scope.clone()) {
+                walk.files.push(scope);
+            }
             continue;
         };
         let in_git = scope.split('/').any(|c| c == ".git");
-        let mut pending = vec![(scope, listing)];
-        while let Some((dir, entries)) = pending.pop() {
+        let mut pending = vec![(walk.dirs.len(), listing)];
+        walk.dirs.push(Dir { path: scope, stamp, files: Vec::new(), dirs: Vec::new(), complete: true });
+        while let Some((at, entries)) = pending.pop() {
             for (name, kind) in entries {
+                let dir = &walk.dirs[at].path;
                 let path = if dir.is_empty() { name.clone() } else { format!("{dir}/{name}") };
                 match kind {
-                    Entry::File => add(path, &mut files),
-                    Entry::Dir if name != ".git" || in_git => {
-                        if let Some(listing) = tree.list(&path) {
-                            pending.push((path, listing));
+                    Entry::File if afford(&path) && seen.insert(path.clone()) => {
+                        walk.files.push(path.clone());
+                        walk.dirs[at].files.push(path);
+                    }
+                    Entry::Dir if (name != ".git" || in_git) && afford(&path) => {
+                        let stamp = stamp_of_dir(tree, &path);
+                        match tree.list(&path) {
+                            Some(listing) => {
+                                let index = walk.dirs.len();
+                                walk.dirs[at].dirs.push(index);
+                                walk.dirs.push(Dir {
+                                    path,
+                                    stamp,
+                                    files: Vec::new(),
+                                    dirs: Vec::new(),
+                                    complete: true,
+                                });
+                                pending.push((index, listing));
+                            }
+                            None => walk.dirs[at].complete = false,
                         }
                     }
-                    Entry::Dir | Entry::Other => {}
+                    Entry::File | Entry::Dir | Entry::Other => walk.dirs[at].complete = false,
                 }
             }
         }
     }
-    files
+    walk
+}
+
+/// The stamp of a directory, taken before it is listed: any entry added, removed or
+/// renamed afterwards moves its times. `None` when it changed too recently to be sure.
+fn stamp_of_dir(tree: &dyn Tree, path: &str) -> Option<Stamp> {
+    let listed_at = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    let stamp = tree.stamp(path)?;
+    let changed = Duration::new(u64::try_from(stamp.changed.0).ok()?, u32::try_from(stamp.changed.1).ok()?);
+    (changed + RACY <= listed_at).then_some(stamp)
 }
 
 /// `path` relative to the root in one form: no leading `/`, no `.` or empty component;

@@ -21,3 +21,8 @@ mod needles;
 #[cfg(all(feature = "index", unix))]
 pub use index::{DirTree, Entry, Index, Limits, NeedleSet, Stamp, Stats, Tree};
 pub use needles::Needles;
+
+/// The deepest subtree the pass answers for whole, in levels of directories below it: a
+/// search that counts its depth (GNU grep stops at 256) asks only where that limit
+/// cannot be reached under the directory it skips.
+pub const MAX_SUBTREE_HEIGHT: usize = 64;

@@ -133,3 +133,33 @@ fn the_index_stays_within_its_memory_bound() {
     let index = Index::build(&tree, &[needles(&["secret"])], [""], limits);
     assert!(index.stats().files > 0 && index.stats().files < 200, "{:?}", index.stats());
 }
+
+#[test]
+fn a_directory_is_answered_whole_only_when_all_under_it_was_read_and_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "src/a/x.rs", b"nothing\n");
+    write(root, "src/a/b/y.rs", b"nothing\n");
+    write(root, "src/c/z.rs", b"a secret\n");
+    write(root, "src/d/w.rs", b"nothing\n");
+    std::os::unix::fs::symlink("w.rs", root.join("src/d/link.rs")).unwrap();
+    write(root, "src/e/.git/HEAD", b"nothing\n");
+    settle();
+    let tree = DirTree(root.to_path_buf());
+    let build = || Index::build(&tree, &[needles(&["secret"])], [""], Limits::default());
+    let index = build();
+    assert!(cannot(&index, &tree, &["secret"], "src/a"));
+    assert!(cannot(&index, &tree, &["secret"], "/src/a/b/"));
+    assert!(!cannot(&index, &tree, &["secret"], "src"), "src/c holds it");
+    assert!(!cannot(&index, &tree, &["secret"], "src/d"), "a symlink under it");
+    assert!(!cannot(&index, &tree, &["secret"], "src/e"), "a .git the pass did not read");
+    // A change two levels down, and a file added.
+    fs::write(root.join("src/a/b/y.rs"), b"secret!\n").unwrap();
+    assert!(!cannot(&index, &tree, &["secret"], "src/a"));
+    fs::write(root.join("src/a/b/y.rs"), b"nothing\n").unwrap();
+    settle();
+    let index = build();
+    assert!(cannot(&index, &tree, &["secret"], "src/a"));
+    write(root, "src/a/b/new.rs", b"secret\n");
+    assert!(!cannot(&index, &tree, &["secret"], "src/a"));
+}

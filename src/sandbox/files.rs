@@ -76,10 +76,22 @@ impl Files {
         Ok((data, meta))
     }
 
-    /// The metadata of what is at `path` now, a final symlink not followed; resolved
-    /// inside the root as reads are.
-    pub(crate) fn metadata(&self, path: &str) -> Option<cap_primitives::fs::Metadata> {
-        cap_primitives::fs::stat(self.root.file(), relative(path), cap_primitives::fs::FollowSymlinks::No).ok()
+    /// The stamp of what is at `path` now, for the first pass's question "is this still
+    /// the file you read?": one `fstatat` from the root, a final symlink not followed.
+    /// Unlike a read it does not resolve the path inside the root (cap-std's resolver
+    /// opens every directory on the way, several times the cost): nothing is read, and a
+    /// path an intermediate symlink leads elsewhere names another inode, which never
+    /// equals the stamp the pass recorded inside the root, so the answer is "read it",
+    /// and the read is refused as ever.
+    pub(crate) fn stamp(&self, path: &str) -> Option<reviewhost_prefilter::Stamp> {
+        let stat = rustix::fs::statat(self.root.file(), relative(path), rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        Some(reviewhost_prefilter::Stamp {
+            device: stat.st_dev,
+            inode: stat.st_ino,
+            len: u64::try_from(stat.st_size).ok()?,
+            modified: (stat.st_mtime, i64::try_from(stat.st_mtime_nsec).ok()?),
+            changed: (stat.st_ctime, i64::try_from(stat.st_ctime_nsec).ok()?),
+        })
     }
 
     pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
@@ -162,7 +174,7 @@ fn refusal(error: io::Error) -> ReadError {
 }
 
 impl Files {
-    fn needle_set(&mut self, needles: &[String]) -> Option<u32> {
+    pub(super) fn needle_set(&mut self, needles: &[String]) -> Option<u32> {
         let set = self.prefilter.as_ref()?.needle_set(needles)?;
         // A search asks once; a store that asks without end is refused more numbers.
         if self.sets.len() >= MAX_NEEDLE_SETS {
@@ -172,9 +184,9 @@ impl Files {
         u32::try_from(self.sets.len() - 1).ok()
     }
 
-    fn cannot_match(&self, set: u32, path: &str) -> bool {
+    pub(super) fn cannot_match(&self, set: u32, path: &str) -> bool {
         let (Some(index), Some(set)) = (&self.prefilter, self.sets.get(set as usize)) else { return false };
-        index.cannot_match(set, path, |key| self.metadata(key).as_ref().map(super::prefilter::stamp_now))
+        index.cannot_match(set, path, |key| self.stamp(key))
     }
 }
 

@@ -29,18 +29,6 @@ pub(crate) fn stamp_read(meta: &std::fs::Metadata) -> Stamp {
     }
 }
 
-/// The stamp of what is at a path when a search asks.
-pub(crate) fn stamp_now(meta: &cap_primitives::fs::Metadata) -> Stamp {
-    use cap_primitives::fs::MetadataExt;
-    Stamp {
-        device: meta.dev(),
-        inode: meta.ino(),
-        len: meta.len(),
-        modified: (meta.mtime(), meta.mtime_nsec()),
-        changed: (meta.ctime(), meta.ctime_nsec()),
-    }
-}
-
 /// The root as the pass reads it: through the `files` interface's own reads.
 struct RootTree(Files);
 
@@ -69,7 +57,7 @@ impl Tree for RootTree {
     }
 
     fn stamp(&self, path: &str) -> Option<Stamp> {
-        self.0.metadata(path).as_ref().map(stamp_now)
+        self.0.stamp(path)
     }
 }
 
@@ -87,4 +75,32 @@ pub fn pass(root: &RootDir, plans: &[SearchPlan], max_file_bytes: u64, timeout: 
         ..Limits::default()
     };
     Arc::new(Index::build(&tree, &needles, scopes, limits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The stamp of the pass's read and the stamp a search's question takes come from
+    /// two calls (the open descriptor, a `stat` through the root): they must agree on
+    /// an unchanged file, or the pass would never answer, and differ once it changed.
+    #[test]
+    fn the_host_answers_for_an_unchanged_file_and_reads_a_changed_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "nothing here\n").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "the needle\n").unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+        let root = RootDir::new(dir.path()).unwrap();
+        let plans = [SearchPlan { needles: vec!["needle".into()], scopes: vec!["/".into()] }];
+        let index = pass(&root, &plans, 1 << 20, Duration::from_secs(10));
+        let mut files = Files::new(root.handle().clone(), 1 << 20, Some(index));
+        assert_eq!(files.needle_set(&["not looked for".into()]), None);
+        let set = files.needle_set(&["needle".into()]).unwrap();
+        assert!(files.cannot_match(set, "/a.rs"));
+        assert!(!files.cannot_match(set, "/b.rs"));
+        assert!(!files.cannot_match(set + 1, "/a.rs"), "a set the store was not given");
+        std::fs::write(dir.path().join("a.rs"), "the needle!!\n").unwrap();
+        assert!(!files.cannot_match(set, "/a.rs"));
+    }
 }

@@ -29,6 +29,7 @@ mod mcp;
 mod plan;
 mod plan_gate;
 mod plan_review;
+mod prefilter;
 mod repo_trust;
 mod reports;
 mod review;

@@ -21,7 +21,7 @@
 use crate::Search;
 use crate::search::{self, LineOpts, Matcher, Shared};
 use crate::translate::{self, Syntax};
-use reviewhost_prefilter::Needles;
+use reviewhost_prefilter::{MAX_SUBTREE_HEIGHT, Needles};
 use reviewhost_tool::getopt::{self, HasArg, Item, Long, Name, Parser, Spec};
 use reviewhost_tool::{Ctx, EXIT_TROUBLE, Io, Kind};
 use std::fs;
@@ -733,6 +733,18 @@ impl Grep<'_, '_> {
     fn walk(&mut self, dir: PathBuf, display: &str, depth: usize) {
         if depth > MAX_DEPTH {
             self.message(display, "directory nesting too deep");
+            return;
+        }
+        // When a file without a match prints nothing (not `-c`, not `-L`), a directory
+        // none of whose files can match prints nothing at all: the run's first pass
+        // answers for it whole, having read everything under it (no symlink, no special
+        // or unreadable file, nothing changed since, not too deep to reach our limit).
+        if let Some(set) = self.prefilter
+            && !self.o.count
+            && self.o.list != Some(ListFiles::NonMatching)
+            && depth + MAX_SUBTREE_HEIGHT < MAX_DEPTH
+            && self.ctx.cannot_match(set, &dir)
+        {
             return;
         }
         let entries = match self.ctx.read_dir(&dir) {
