@@ -107,6 +107,8 @@ pub struct Index {
     /// The directories whose whole subtree the pass read, by path.
     dirs: HashMap<String, Subtree>,
     stats: Stats,
+    /// How many questions were answered "cannot match".
+    skipped: AtomicUsize,
 }
 
 /// A directory every file and directory under which the pass read: whether a search may
@@ -249,7 +251,7 @@ impl Index {
             elapsed: began.elapsed(),
             skipped: None,
         };
-        Index { ids, words, files, dirs, stats }
+        Index { ids, words, files, dirs, stats, skipped: AtomicUsize::new(0) }
     }
 
     /// `needles` as this index numbers them; `None` when one was not looked for.
@@ -273,13 +275,20 @@ impl Index {
     pub fn cannot_match(&self, set: &NeedleSet, path: &str, now: impl Fn(&str) -> Option<Stamp>) -> bool {
         let Some(key) = normalized(path) else { return false };
         let holds = |bits: &[u64]| bits.iter().zip(&set.0).any(|(have, want)| have & want != 0);
-        if let Some((stamp, bits)) = self.files.get(&key) {
-            return !holds(bits) && now(&key) == Some(*stamp);
+        let skip = match (self.files.get(&key), self.dirs.get(&key)) {
+            (Some((stamp, bits)), _) => !holds(bits) && now(&key) == Some(*stamp),
+            (None, Some(subtree)) => !holds(&subtree.bits) && self.unchanged(&key, subtree, &now),
+            (None, None) => false,
+        };
+        if skip {
+            self.skipped.fetch_add(1, Ordering::Relaxed);
         }
-        match self.dirs.get(&key) {
-            Some(subtree) => !holds(&subtree.bits) && self.unchanged(&key, subtree, &now),
-            None => false,
-        }
+        skip
+    }
+
+    /// How many files and directories searches skipped on this index's answer.
+    pub fn skipped(&self) -> usize {
+        self.skipped.load(Ordering::Relaxed)
     }
 
     /// Whether the directory and everything under it are as the pass saw them.

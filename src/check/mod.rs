@@ -190,8 +190,8 @@ pub struct Checks {
     by_type: HashMap<String, Arc<Registered>>,
     /// Whether the searches of one `execute_all` share a first pass ([`Checks::first_pass`]).
     prefilter: bool,
-    /// What the last first pass did, for `--verbose`.
-    last_pass: Mutex<Option<reviewhost_prefilter::Stats>>,
+    /// The last run's first pass, for `--verbose`.
+    last_pass: Mutex<Option<Arc<reviewhost_prefilter::Index>>>,
     /// Custom validators loaded in this run, by the SHA-256 of their bytes: each
     /// distinct component is compiled (or loaded from the cache) once per run.
     validators: Mutex<HashMap<String, Arc<Loaded>>>,
@@ -237,8 +237,9 @@ impl Checks {
         self.prefilter = on;
     }
 
-    /// What the last run's first pass did, if one was made.
-    pub fn last_pass(&self) -> Option<reviewhost_prefilter::Stats> {
+    /// The last run's first pass, if one was made: what it read and how many files and
+    /// directories the searches skipped on its answers.
+    pub fn last_pass(&self) -> Option<Arc<reviewhost_prefilter::Index>> {
         self.last_pass.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -503,6 +504,10 @@ impl Checks {
         let mut tasks = Vec::new();
         // For each task, how many plans it answers.
         let mut askers: Vec<usize> = Vec::new();
+        #[expect(
+            clippy::mutable_key_type,
+            reason = "a view's first pass counts its answers, but is hashed and compared by address"
+        )]
         let mut by_question = HashMap::new();
         let mut decided = 0;
         // Per plan: its outcome, or the task that answers it.
@@ -587,7 +592,7 @@ impl Checks {
         }
         let limits = self.sandbox.limits();
         let index = crate::sandbox::pass(&root, &searches, limits.memory, limits.timeout);
-        *self.last_pass.lock().unwrap_or_else(|e| e.into_inner()) = Some(index.stats().clone());
+        *self.last_pass.lock().unwrap_or_else(|e| e.into_inner()) = Some(index.clone());
         for i in searching {
             if let Plan::Evaluate(task) = &mut plans[i] {
                 task.view = task.view.clone().with_pass(index.clone());

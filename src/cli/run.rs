@@ -296,15 +296,18 @@ pub fn deliver(report: &RunReport, reports: &Reports, detail: Detail, fail_on: F
 }
 
 /// The searches' shared first pass, in one line for `--verbose`.
-fn describe_pass(pass: &reviewhost_prefilter::Stats) -> String {
+fn describe_pass(index: &reviewhost_prefilter::Index) -> String {
+    let pass = index.stats();
     let ms = pass.elapsed.as_secs_f64() * 1e3;
     match &pass.skipped {
-        Some(reason) => format!("first pass of the searches skipped ({reason}) in {ms:.1} ms"),
+        Some(reason) => format!("first pass of the searches not made ({reason}), {ms:.1} ms"),
         None => format!(
-            "first pass of the searches: {} files, {:.1} MB, {} literals, {ms:.1} ms",
+            "first pass of the searches: {} files, {:.1} MB, {} literals, {ms:.1} ms; \
+             {} files and directories skipped on its answers",
             pass.files,
             pass.bytes as f64 / 1e6,
-            pass.needles
+            pass.needles,
+            index.skipped()
         ),
     }
 }

@@ -100,7 +100,8 @@ fn a_hostile_repository_gets_the_same_outcomes_with_and_without_the_first_pass()
         let pass = runner.checks_mut().last_pass();
         if prefilter {
             let pass = pass.expect("a pass was made");
-            assert!(pass.skipped.is_none() && pass.files >= 10, "{pass:?}");
+            assert!(pass.stats().skipped.is_none() && pass.stats().files >= 10, "{:?}", pass.stats());
+            assert!(pass.skipped() >= 10, "the searches skipped only {} files on the pass's answers", pass.skipped());
         } else {
             assert!(pass.is_none());
         }
@@ -132,7 +133,10 @@ fn verbose_reports_the_first_pass_and_no_prefilter_turns_it_off() {
     let with = run(&file, &root, &["--no-write", "--verbose"]);
     let text = stderr(&with);
     let line = text.lines().find(|l| l.contains("first pass of the searches")).expect("reported");
-    assert!(line.contains(" files, ") && line.contains(" literals, "), "{line}");
+    assert!(
+        line.contains(" files, ") && line.contains(" literals, ") && line.contains(" skipped on its answers"),
+        "{line}"
+    );
     let without = run(&file, &root, &["--no-write", "--verbose", "--no-prefilter"]);
     assert!(!stderr(&without).contains("first pass"));
     assert_eq!(with.status.code(), without.status.code());

@@ -3,6 +3,8 @@
 //! the pass says cannot match taken as read without a match. Both must print the same
 //! bytes and exit the same.
 
+#![allow(dead_code, reason = "each test binary that includes it uses a part")]
+
 use reviewhost_prefilter::{DirTree, Index, Limits, NeedleSet, Tree};
 use reviewhost_tool::{Ctx, Io, NO_LIMIT, Prefilter};
 use std::path::Path;
