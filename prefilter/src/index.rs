@@ -505,14 +505,16 @@ impl DirTree {
     }
 }
 
-fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
-    use std::os::unix::fs::MetadataExt;
-    Stamp {
-        device: meta.dev(),
-        inode: meta.ino(),
-        len: meta.len(),
-        modified: (meta.mtime(), meta.mtime_nsec()),
-        changed: (meta.ctime(), meta.ctime_nsec()),
+impl From<&std::fs::Metadata> for Stamp {
+    fn from(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            device: meta.dev(),
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
     }
 }
 
@@ -551,10 +553,10 @@ impl Tree for DirTree {
         }
         let mut data = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut data).ok()?;
-        Some((data, stamp_of(&meta)))
+        Some((data, Stamp::from(&meta)))
     }
 
     fn stamp(&self, path: &str) -> Option<Stamp> {
-        std::fs::symlink_metadata(self.at(path)).ok().map(|m| stamp_of(&m))
+        std::fs::symlink_metadata(self.at(path)).ok().map(|m| Stamp::from(&m))
     }
 }

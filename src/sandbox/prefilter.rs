@@ -17,18 +17,6 @@ use super::bindings::builtin::reviewhost::check::files::EntryKind;
 use super::files::Files;
 use super::root::RootDir;
 
-/// The stamp of a file read by the pass, from its open descriptor.
-pub(crate) fn stamp_read(meta: &std::fs::Metadata) -> Stamp {
-    use std::os::unix::fs::MetadataExt;
-    Stamp {
-        device: meta.dev(),
-        inode: meta.ino(),
-        len: meta.len(),
-        modified: (meta.mtime(), meta.mtime_nsec()),
-        changed: (meta.ctime(), meta.ctime_nsec()),
-    }
-}
-
 /// The root as the pass reads it: through the `files` interface's own reads.
 struct RootTree(Files);
 
@@ -53,7 +41,7 @@ impl Tree for RootTree {
 
     fn read(&self, path: &str) -> Option<(Vec<u8>, Stamp)> {
         let (data, meta) = self.0.read_stamped(path).ok()?;
-        Some((data, stamp_read(&meta)))
+        Some((data, Stamp::from(&meta)))
     }
 
     fn stamp(&self, path: &str) -> Option<Stamp> {

@@ -81,14 +81,21 @@ fn searches() -> serde_json::Value {
     json!(list)
 }
 
-#[test]
-fn a_hostile_repository_gets_the_same_outcomes_with_and_without_the_first_pass() {
+/// The hostile repository at `root` beside a directory outside it, and an assertions
+/// file of searches; the temporary directory holds all three.
+fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
     fs::create_dir_all(&root).unwrap();
     fs::create_dir_all(&outside).unwrap();
     hostile_repository(&root, &outside);
     let file = assertions_file(dir.path(), searches());
+    (dir, root, file)
+}
+
+#[test]
+fn a_hostile_repository_gets_the_same_outcomes_with_and_without_the_first_pass() {
+    let (_dir, root, file) = setup();
     let options = RunOptions { file, root: root.clone(), write: false, shard: None, only: None };
     // Less than large.txt: the searches cannot read it whole, and neither can the pass.
     let limits = Limits { memory: 48 << 20, ..Limits::default() };
@@ -124,12 +131,7 @@ fn a_hostile_repository_gets_the_same_outcomes_with_and_without_the_first_pass()
 
 #[test]
 fn verbose_reports_the_first_pass_and_no_prefilter_turns_it_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
-    fs::create_dir_all(&root).unwrap();
-    fs::create_dir_all(&outside).unwrap();
-    hostile_repository(&root, &outside);
-    let file = assertions_file(dir.path(), searches());
+    let (_dir, root, file) = setup();
     let with = run(&file, &root, &["--no-write", "--verbose"]);
     let text = stderr(&with);
     let line = text.lines().find(|l| l.contains("first pass of the searches")).expect("reported");
