@@ -17,6 +17,11 @@ use super::bindings::builtin::reviewhost::check::files::EntryKind;
 use super::files::Files;
 use super::root::RootDir;
 
+/// The longest a pass reads. It may read what no search of the run would (a directory
+/// rg skips by `.gitignore`, such as `node_modules`): on a tree too large for this, the
+/// files left are read by their searches, as without a pass.
+pub const MAX_PASS_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The root as the pass reads it: through the `files` interface's own reads.
 struct RootTree(Files);
 
@@ -51,7 +56,7 @@ impl Tree for RootTree {
 
 /// Reads the scopes of `plans` under `root` once and indexes their needles. Files
 /// larger than `max_file_bytes` (a check's memory) are left to their searches, and so
-/// is everything after `timeout`.
+/// is everything after `timeout` or [`MAX_PASS_TIME`], whichever comes first.
 pub fn pass(root: &RootDir, plans: &[SearchPlan], max_file_bytes: u64, timeout: std::time::Duration) -> Arc<Index> {
     let needles: Vec<Needles> = plans.iter().map(|p| Needles::from(p.needles.clone())).collect();
     let scopes = plans.iter().flat_map(|p| &p.scopes).map(String::as_str);
@@ -59,7 +64,7 @@ pub fn pass(root: &RootDir, plans: &[SearchPlan], max_file_bytes: u64, timeout: 
     let limits = Limits {
         max_file_bytes,
         max_index_bytes: usize::try_from(max_file_bytes).unwrap_or(usize::MAX),
-        deadline: Some(Instant::now() + timeout),
+        deadline: Some(Instant::now() + timeout.min(MAX_PASS_TIME)),
         ..Limits::default()
     };
     Arc::new(Index::build(&tree, &needles, scopes, limits))
