@@ -48,6 +48,23 @@ pub struct Stamp {
 /// same timestamp tick of a coarse filesystem clock, unseen: it is not indexed.
 const RACY: Duration = Duration::from_millis(25);
 
+impl Stamp {
+    /// Whether the last change is old enough, at `at` (since the epoch, taken before
+    /// the read or listing this stamp describes), that any later one will show: more
+    /// than [`RACY`] before.
+    fn settled_at(&self, at: Duration) -> bool {
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(self.changed.0), u32::try_from(self.changed.1)) else {
+            return false;
+        };
+        Duration::new(secs, nanos) + RACY <= at
+    }
+}
+
+/// Now, since the epoch: taken before a read or a listing, for [`Stamp::settled_at`].
+fn now() -> Option<Duration> {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()
+}
+
 /// Bounds of a pass. A needle set over the bounds is not looked for at all (every
 /// search reads its files); files past the bounds are left out of the index.
 #[derive(Debug, Clone, Copy)]
@@ -346,10 +363,9 @@ impl Matcher {
 /// Reads one file and finds its needles: the stamp, a bit per needle held, the size.
 fn scan(tree: &dyn Tree, path: &str, matcher: &Matcher, limits: Limits) -> Option<(Stamp, Vec<u64>, usize)> {
     // Before the read: a write after it has a later status-change time than this.
-    let read_at = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    let read_at = now()?;
     let (data, stamp) = tree.read(path)?;
-    let changed = Duration::new(u64::try_from(stamp.changed.0).ok()?, u32::try_from(stamp.changed.1).ok()?);
-    if data.len() as u64 > limits.max_file_bytes || changed + RACY > read_at {
+    if data.len() as u64 > limits.max_file_bytes || !stamp.settled_at(read_at) {
         return None;
     }
     let mut bits = matcher.always.clone();
@@ -474,10 +490,9 @@ fn walk<'a>(tree: &dyn Tree, scopes: impl IntoIterator<Item = &'a str>, limits: 
 /// The stamp of a directory, taken before it is listed: any entry added, removed or
 /// renamed afterwards moves its times. `None` when it changed too recently to be sure.
 fn stamp_of_dir(tree: &dyn Tree, path: &str) -> Option<Stamp> {
-    let listed_at = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    let listed_at = now()?;
     let stamp = tree.stamp(path)?;
-    let changed = Duration::new(u64::try_from(stamp.changed.0).ok()?, u32::try_from(stamp.changed.1).ok()?);
-    (changed + RACY <= listed_at).then_some(stamp)
+    stamp.settled_at(listed_at).then_some(stamp)
 }
 
 /// `path` relative to the root in one form: no leading `/`, no `.` or empty component;
