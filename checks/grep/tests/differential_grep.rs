@@ -41,13 +41,7 @@ fn fixture(root: &Path) {
         ("loop/a.txt", b"foo loop\n".to_vec()),
         ("loop/sub/b.txt", b"foo sub\n".to_vec()),
     ];
-    for (name, data) in files {
-        let path = root.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create fixture dir");
-        }
-        std::fs::write(&path, data).expect("write fixture file");
-    }
+    common::write_files(root, &files);
     // Symlinks met while recursing: `-r` skips them, `-R` follows them.
     std::os::unix::fs::symlink("docs", root.join("link_dir")).expect("symlink");
     std::os::unix::fs::symlink("words.txt", root.join("link.txt")).expect("symlink");

@@ -57,13 +57,7 @@ fn fixture(root: &Path) {
         ("long.txt", b"short foo\nfoo and then a line that is much longer than forty bytes\n"),
         ("UP.TOML", b"foo upper toml\n"),
     ];
-    for (name, data) in files {
-        let path = root.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create fixture dir");
-        }
-        std::fs::write(&path, data).expect("write fixture file");
-    }
+    common::write_files(root, &files);
     // A symlink loop, which `-L` reports instead of following.
     std::fs::create_dir_all(root.join("loopdir/sub")).expect("create fixture dir");
     std::fs::write(root.join("loopdir/a.txt"), b"foo in loop\n").expect("write fixture file");
@@ -263,13 +257,7 @@ fn fixture_without_git(root: &Path) {
         ("sub/Mixed.TXT", b"foo\n"),
         (".myignore", b"kept.txt\n"),
     ];
-    for (name, data) in files {
-        let path = root.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("create fixture dir");
-        }
-        std::fs::write(&path, data).expect("write fixture file");
-    }
+    common::write_files(root, &files);
 }
 
 fn cases_without_git() -> Vec<(Vec<String>, Vec<u8>)> {

@@ -19,11 +19,7 @@ fn fixture(root: &Path) {
         ("src/binary-miss.dat", b"\x00\x01\x02 nothing\x00\n"),
         ("src/nested/deep.rs", b"nothing\n"),
     ];
-    for (path, data) in files {
-        let path = root.join(path);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, data).unwrap();
-    }
+    common::write_files(root, &files);
 }
 
 /// Another search of the run, which has the pass look for `MockConnection`.

@@ -78,6 +78,17 @@ pub fn run(
     Run { status, stdout, stderr }
 }
 
+/// Writes each `(path, bytes)` under `root`, making the directories on the way.
+pub fn write_files<D: AsRef<[u8]>>(root: &Path, files: &[(&str, D)]) {
+    for (name, data) in files {
+        let path = root.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create fixture dir");
+        }
+        std::fs::write(&path, data).expect("write fixture file");
+    }
+}
+
 /// Waits until files just written are older than the pass's racy window: the pass does
 /// not trust a file changed in the last few milliseconds before it read it.
 pub fn settle() {
