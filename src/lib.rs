@@ -11,6 +11,7 @@ pub mod assertion;
 pub mod authoring;
 pub mod baseline;
 pub mod check;
+pub mod hostgit;
 pub mod mcp;
 pub mod report;
 pub mod review;

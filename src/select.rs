@@ -9,9 +9,9 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use crate::assertion::{AssertionsFile, Kind};
+use crate::hostgit::{GitError, HostGit};
 
 /// What the operator selected.
 #[derive(Debug, Clone, Default)]
@@ -94,31 +94,11 @@ fn touches(path: &str, changed: &[String]) -> bool {
 }
 
 /// The files changed since `reference` in the git repository at `root`: committed,
-/// staged, unstaged and untracked, relative to the root.
+/// staged, unstaged and untracked, relative to the root. git runs with reviewhost's
+/// private git directory ([`HostGit`]): nothing the repository configures runs.
 pub fn changed_since(root: &Path, reference: &str) -> Result<Vec<String>, SelectError> {
-    let error = |reason: String| SelectError::Git { reference: reference.to_string(), reason };
-    if reference.starts_with('-') {
-        return Err(error("a revision cannot start with '-'".into()));
-    }
-    let git = |args: &[&str]| -> Result<String, SelectError> {
-        let out = Command::new("git")
-            .args(["-c", "core.quotePath=false"])
-            .args(args)
-            .current_dir(root)
-            .output()
-            .map_err(|e| error(e.to_string()))?;
-        match out.status.success() {
-            true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
-            false => Err(error(String::from_utf8_lossy(&out.stderr).trim().to_string())),
-        }
-    };
-    let mut files: BTreeSet<String> = BTreeSet::new();
-    let diff = git(&["diff", "--no-ext-diff", "--name-only", "-z", "--relative", reference, "--"])?;
-    let untracked = git(&["ls-files", "-z", "--others", "--exclude-standard"])?;
-    for name in diff.split('\0').chain(untracked.split('\0')).filter(|n| !n.is_empty()) {
-        files.insert(name.to_string());
-    }
-    Ok(files.into_iter().collect())
+    let error = |e: GitError| SelectError::Git { reference: reference.to_string(), reason: e.to_string() };
+    HostGit::temporary(root).and_then(|git| git.changed_since(reference)).map_err(error)
 }
 
 #[cfg(test)]

@@ -354,8 +354,13 @@ impl Checks {
             && pinned != digest
         {
             return error(match found {
-                Found::Near => format!(
+                // Its digest only for a WebAssembly component: of any other file beside the
+                // assertions file (outside the root), the digest would tell what it holds.
+                Found::Near if is_component(&wasm) => format!(
                     "component {component}: sha256 mismatch: the assertion pins {pinned}, the file is {digest}; nothing was compiled"
+                ),
+                Found::Near => format!(
+                    "component {component}: sha256 mismatch: the file is not a WebAssembly component; nothing was compiled"
                 ),
                 Found::Elsewhere => format!(
                     "component {component}: sha256 mismatch: the file is not the one the assertion pins; nothing was compiled"
@@ -632,6 +637,12 @@ enum Found {
     /// used if it is a valid component, and nothing else about it is ever reported,
     /// so that an assertions file cannot probe the host's files.
     Elsewhere,
+}
+
+/// Whether `bytes` begin as a WebAssembly component does: the magic `\0asm`, then
+/// the component model's version and layer (`0d 00`, `01 00`).
+fn is_component(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\0asm\x0d\x00\x01\x00")
 }
 
 /// Finds and reads a component. A relative path is looked for beside the assertions

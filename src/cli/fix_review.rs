@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use reviewhost::report::{inert, inert_lines};
+use reviewhost::sandbox::{Base, read_text};
 
 use crate::exit::Exit;
 use crate::loop_args::LoopArgs;
@@ -41,13 +42,17 @@ pub struct FixReviewArgs {
     agents: LoopArgs,
 }
 
+/// Largest `--findings` file read.
+const MAX_FINDINGS_BYTES: u64 = 16 << 20;
+
 pub fn fix_review(args: FixReviewArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::ReviewError;
     use reviewhost::review::fix_review::{self, StandaloneOptions};
     let fixed = match &args.findings {
         None => Vec::new(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            let text = read_text(&Base::Ambient, path, MAX_FINDINGS_BYTES)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             fix_review::read_fixed(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         }
     };

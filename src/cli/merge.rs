@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use clap::ArgAction;
+use reviewhost::assertion::MAX_ASSERTIONS_BYTES;
 use reviewhost::report::{self, Detail, Format};
+use reviewhost::sandbox::{Base, read_text};
 
 use crate::exit::Exit;
 use crate::output::Reports;
@@ -45,7 +47,9 @@ pub fn merge(args: MergeArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exit
     let reports = Reports::of(&args.format, &args.output, matches)?;
     let mut texts = Vec::new();
     for path in &args.reports {
-        let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        // A shard report is at most what a run writes of an assertions file's size.
+        let text = read_text(&Base::Ambient, path, MAX_ASSERTIONS_BYTES)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         texts.push((path.clone(), text));
     }
     let merged = report::merge(&texts)?;

@@ -48,6 +48,7 @@ use super::prompt::Prompt;
 use super::reply::{self, Reply, Usage};
 use super::state::Refusal;
 use super::workspace::Workspace;
+use crate::sandbox::{Base, HostReadError, read_text};
 
 /// The config file's name (in the user's configuration directory, or at the root).
 pub const CONFIG_FILE: &str = "reviewhost.toml";
@@ -152,6 +153,9 @@ pub struct Resolved {
     pub max_turns: Option<u32>,
 }
 
+/// Largest agent configuration file read.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// Default time an agent may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
@@ -167,10 +171,15 @@ pub enum ConfigError {
 impl Config {
     /// Reads `path`; a missing file is an error only when `required` (an explicit `--config`).
     pub fn load(path: &Path, required: bool) -> Result<Config, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_text(&Base::Ambient, path, MAX_CONFIG_BYTES) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(Config::default()),
-            Err(source) => return Err(ConfigError::Read { path: path.into(), source }),
+            Err(HostReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound && !required => {
+                return Ok(Config::default());
+            }
+            Err(HostReadError::Io(source)) => return Err(ConfigError::Read { path: path.into(), source }),
+            Err(other) => {
+                return Err(ConfigError::Read { path: path.into(), source: std::io::Error::other(other.to_string()) });
+            }
         };
         let config: Config =
             toml::from_str(&text).map_err(|e| ConfigError::Invalid { path: path.into(), message: e.to_string() })?;

@@ -30,10 +30,11 @@ use super::event::{Aborted, Ending, Event};
 use super::gate::Gate;
 use super::prompt::Prompt;
 use super::reply::Usage;
-use super::state::{self, EndState, PassRecord, Phase, State};
+use super::state::{self, EndState, PassRecord, Phase, ReviewFrom, State};
 use super::summary;
 use super::workspace::{self, Workspace};
 use crate::assertion::{self, AssertionsFile, FileLock, Status};
+use crate::report::inert;
 use crate::run::{RunOptions, RunReport, Runner};
 
 /// What `reviewhost review` is asked to do.
@@ -111,6 +112,8 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             end_state: None,
             usage: None,
             passed_ever: Default::default(),
+            review_from: None,
+            open_findings: Vec::new(),
         },
     };
     state.status = state::Status::Running;
@@ -180,8 +183,8 @@ struct Convergence<'a> {
 
 /// What [`Convergence::select`] found at the start of a pass.
 struct Selection<'d> {
-    /// The snapshot of the tree the pass starts from.
-    snapshot: Option<String>,
+    /// The snapshot of the tree the pass starts from, or why none could be made.
+    snapshot: Result<String, String>,
     /// Files changed since the last pass (`None`: unknown).
     changed: Option<Vec<String>>,
     analysts: Vec<&'d Definition>,
@@ -231,10 +234,10 @@ impl<'a> Convergence<'a> {
     /// those whose track has changed files, and the `always` ones.
     fn select(&mut self, state: &State) -> Result<Selection<'a>, ReviewError> {
         let n = state.pass;
-        let snapshot = self.workspace.snapshot(n, &NOT_SNAPSHOT);
+        let snapshot = self.workspace.snapshot(n, &NOT_SNAPSHOT).map_err(|e| e.to_string());
         let previous = state.passes.last().and_then(|p| p.snapshot.clone());
         let changed = match (&previous, &snapshot) {
-            (Some(from), Some(to)) => self.workspace.changed(from, to),
+            (Some(from), Ok(to)) => self.workspace.changed(from, to).ok(),
             _ => None,
         };
         let definitions: &'a [Definition] = self.agents.definitions;
@@ -490,11 +493,14 @@ impl<'a> Convergence<'a> {
         Ok((report, Some(answer)))
     }
 
-    /// [`Phase::FixReview`]: the diff of the pass (its start snapshot to the working
-    /// tree) reviewed by the fix-diff reviewer; critical and high findings go to the
-    /// fix-agent with the failing assertions and the file is run again, up to
-    /// `fix_review_rounds` reviews. Returns the report to record and (rounds run,
-    /// blocking findings left). Skipped, with a line, outside git (nothing to pin).
+    /// [`Phase::FixReview`]: the diff from the start of the changes not yet reviewed
+    /// clean (this pass's start snapshot, or an earlier pass's while its critical or
+    /// high findings are open, [`State::review_from`]) to the working tree, reviewed by
+    /// the fix-diff reviewer with the findings still open; critical and high findings go
+    /// to the fix-agent with the failing assertions and the file is run again, up to
+    /// `fix_review_rounds` reviews. A stage that cannot review (no snapshot, a diff git
+    /// cannot give, an embedded repository, a prompt over budget) blocks the pass with
+    /// the reason, never counts as zero findings.
     fn review_fixes(
         &mut self,
         state: &mut State,
@@ -503,15 +509,33 @@ impl<'a> Convergence<'a> {
         fixed: &[(String, String)],
         mut report: RunReport,
         fix_results: &mut Option<String>,
-    ) -> Result<(RunReport, (u32, usize)), ReviewError> {
+    ) -> Result<(RunReport, Reviewed), ReviewError> {
         let n = state.pass;
         let rounds = self.options.fix_review_rounds;
         if rounds == 0 {
-            return Ok((report, (0, 0)));
+            return Ok((report, Reviewed::default()));
         }
-        let Some(start) = selection.snapshot.clone() else {
-            writeln!(self.out, "Fix-diff review skipped: no snapshot of the pass start (not a git repository).")?;
-            return Ok((report, (0, 0)));
+        let from = match (state.review_from.clone(), &selection.snapshot) {
+            (Some(from), _) => from,
+            (None, Ok(snapshot)) => ReviewFrom::Snapshot(snapshot.clone()),
+            (None, Err(why)) => ReviewFrom::Unknown(format!("no snapshot of the start of pass {n}: {why}")),
+        };
+        let start = match &from {
+            ReviewFrom::Snapshot(start) => start.clone(),
+            ReviewFrom::Unknown(why) => {
+                writeln!(
+                    self.out,
+                    "Fix-diff review cannot run: {}: the pass cannot end at Zero findings.",
+                    inert(why)
+                )?;
+                state.review_from = Some(from.clone());
+                let reviewed = Reviewed {
+                    unreviewed: Some(why.clone()),
+                    open: state.open_findings.clone(),
+                    ..Reviewed::default()
+                };
+                return Ok((report, reviewed));
+            }
         };
         self.enter(state, Phase::FixReview)?;
         let definitions: &'a [Definition] = self.agents.definitions;
@@ -520,9 +544,11 @@ impl<'a> Convergence<'a> {
             .find(|d| d.role == Role::FixReviewer)
             .ok_or(AbortCause::NoAgent(Role::FixReviewer))
             .map_err(abort(n))?;
-        let mut blocking = 0;
+        let mut open = state.open_findings.clone();
+        let mut reviewed = Reviewed::default();
         for round in 1..=rounds {
-            let result = super::fix_review::Round {
+            let carried: Vec<(String, String)> = open.iter().map(finding_text).collect();
+            let outcome = super::fix_review::Round {
                 agents: &self.agents,
                 runner: self.runner,
                 workspace: self.workspace,
@@ -531,28 +557,50 @@ impl<'a> Convergence<'a> {
                 pass: n,
                 round,
                 fixed,
+                open: &carried,
                 zero_findings_lines: self.options.zero_findings_lines,
                 exclude: &NOT_SNAPSHOT,
             }
-            .run()
-            .map_err(abort(n))?;
+            .run();
+            let result = match outcome {
+                Ok(result) => result,
+                Err(AbortCause::FixReview(why)) => {
+                    let why = why.to_string();
+                    writeln!(
+                        self.out,
+                        "Fix-diff review {round} cannot review: {}: the pass cannot end at Zero findings.",
+                        inert(&why)
+                    )?;
+                    state.review_from = Some(from.clone());
+                    reviewed.rounds = round;
+                    reviewed.unreviewed = Some(why);
+                    // What was open stays open: nothing reviewed it.
+                    reviewed.open = open;
+                    state.open_findings = reviewed.open.clone();
+                    return Ok((report, reviewed));
+                }
+                Err(other) => return Err(abort(n)(other)),
+            };
             let found: Vec<Value> = result.blocking().into_iter().cloned().collect();
-            blocking = found.len();
+            reviewed.rounds = round;
+            reviewed.blocking = found.len();
             writeln!(
                 self.out,
-                "Fix-diff review {round}: {} files, {} lines changed: {} findings ({blocking} critical or high), {} \
+                "Fix-diff review {round}: {} files, {} lines changed: {} findings ({} critical or high), {} \
                  rejected{}",
                 result.files,
                 result.lines_changed,
                 result.findings.len(),
+                found.len(),
                 result.rejected.len(),
                 if result.audited { ", recorded in the audit trail" } else { "" }
             )?;
             for (id, why) in &result.rejected {
-                writeln!(self.out, "  rejected {}: {}", crate::report::inert(id), crate::report::inert(why))?;
+                writeln!(self.out, "  rejected {}: {}", inert(id), inert(why))?;
             }
+            open = found.clone();
             if found.is_empty() || round == rounds {
-                return Ok((report, (round, blocking)));
+                break;
             }
             let regressions = self.regressions(state, &report)?;
             let (after, answer) = self.fix(state, analyses, report, &regressions, &found)?;
@@ -560,7 +608,12 @@ impl<'a> Convergence<'a> {
             *fix_results = answer.or(fix_results.take());
             self.enter(state, Phase::FixReview)?;
         }
-        Ok((report, (rounds, blocking)))
+        // Open findings keep the review's start where they were found; once none is
+        // open, the next pass reviews its own changes.
+        state.review_from = if open.is_empty() { None } else { Some(from) };
+        state.open_findings = open.clone();
+        reviewed.open = open;
+        Ok((report, reviewed))
     }
 
     /// [`Phase::Report`]: records the pass in the state and writes its report.
@@ -571,7 +624,7 @@ impl<'a> Convergence<'a> {
         merged: Merged,
         report: &RunReport,
         fix_results: Option<&str>,
-        (fix_review_rounds, blocking_findings): (u32, usize),
+        reviewed: Reviewed,
     ) -> Result<PassRecord, ReviewError> {
         let n = state.pass;
         state.phase = Phase::Report;
@@ -594,12 +647,14 @@ impl<'a> Convergence<'a> {
             failing: report.results.iter().filter(|(_, o)| o.status != Status::Pass).count(),
             confidence: report.confidence.score,
             analysts: selection.analysts.iter().map(|d| d.name.clone()).collect(),
-            snapshot: selection.snapshot,
+            snapshot: selection.snapshot.ok(),
             usage: ledger.usage,
             refused: ledger.refused,
             regressions,
-            fix_review_rounds,
-            blocking_findings,
+            fix_review_rounds: reviewed.rounds,
+            blocking_findings: reviewed.open.len(),
+            unreviewed: reviewed.unreviewed,
+            open_findings: reviewed.open,
         };
         if let Some(usage) = &record.usage {
             state.usage = Some(Usage::sum(state.usage.take(), usage));
@@ -678,6 +733,25 @@ impl<'a> Convergence<'a> {
     }
 }
 
+/// What a pass's fix-diff review left.
+#[derive(Debug, Default)]
+struct Reviewed {
+    rounds: u32,
+    /// Critical and high findings of the last round.
+    blocking: usize,
+    /// Why the changes could not be reviewed.
+    unreviewed: Option<String>,
+    /// The critical and high findings open at the end.
+    open: Vec<Value>,
+}
+
+/// `(id, description)` of a finding, for the reviewer's prompt.
+fn finding_text(f: &Value) -> (String, String) {
+    let text = |key: &str| f.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    let location = format!("{}:{}", f["location"]["file"].as_str().unwrap_or(""), f["location"]["lines"]);
+    (text("id"), format!("[{}] {} ({location}): {}", text("severity"), text("title"), text("description")))
+}
+
 /// Whether any changed file is in analyst `d`'s track.
 fn touches(d: &Definition, changed: &[String]) -> bool {
     let mut set = GlobSetBuilder::new();
@@ -718,7 +792,7 @@ fn analyst_prompt(d: &Definition, pass: u32, max: u32, changed: Option<&[String]
 /// The end state after `passes`, if the review is over.
 fn end_state(passes: &[PassRecord], max_passes: u32) -> Option<EndState> {
     let last = passes.last()?;
-    if last.failing == 0 && last.blocking_findings == 0 {
+    if last.failing == 0 && last.blocking_findings == 0 && last.unreviewed.is_none() {
         return Some(EndState::ZeroFindings);
     }
     if last.pass >= max_passes {
@@ -763,6 +837,8 @@ mod tests {
             regressions: Vec::new(),
             fix_review_rounds: 0,
             blocking_findings: 0,
+            unreviewed: None,
+            open_findings: Vec::new(),
         }
     }
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::contract::ContractSpec;
+use crate::sandbox::{Base, read_text};
 
 /// The defaults, embedded at build time.
 const EMBEDDED: &[(&str, &str)] = &[
@@ -30,6 +31,9 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("plan-critic", include_str!("../../agents/plan-critic.md")),
     ("plan-overviewer", include_str!("../../agents/plan-overviewer.md")),
 ];
+
+/// Largest definition file read (the embedded ones are a few KiB).
+pub const MAX_DEFINITION_BYTES: u64 = 1 << 20;
 
 /// Where a project's overrides live, relative to the root.
 pub const OVERRIDE_DIR: &str = ".reviewhost/agents";
@@ -202,9 +206,23 @@ pub fn load(dirs: &[(&Path, SourceOf)]) -> Result<Vec<Definition>, DefinitionErr
         .map(|(name, text)| parse(text, Source::Embedded, &format!("agents/{name}.md (embedded)")))
         .collect::<Result<_, _>>()?;
     for (dir, source) in dirs {
-        for path in files(dir) {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| DefinitionError { origin: path.display().to_string(), reason: e.to_string() })?;
+        let files = files(dir);
+        // A repository's definitions are read by name from a handle on their directory
+        // (no symlink leads out of it); the user's own may be links to anywhere.
+        let base = match source(PathBuf::new()) {
+            Source::Project(_) if !files.is_empty() => Some(
+                Base::dir(dir)
+                    .map_err(|e| DefinitionError { origin: dir.display().to_string(), reason: e.to_string() })?,
+            ),
+            _ => None,
+        };
+        for path in files {
+            let read = match (&base, path.file_name()) {
+                (Some(base), Some(name)) => read_text(base, Path::new(name), MAX_DEFINITION_BYTES),
+                _ => read_text(&Base::Ambient, &path, MAX_DEFINITION_BYTES),
+            };
+            let text =
+                read.map_err(|e| DefinitionError { origin: path.display().to_string(), reason: e.to_string() })?;
             let definition = parse(&text, source(path.clone()), &path.display().to_string())?;
             let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             if definition.name != stem {

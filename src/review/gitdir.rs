@@ -3,10 +3,12 @@
 //! An implementer or fix-agent may write anywhere in the repository, `.git/` included,
 //! and its model reads untrusted text (the repository, the analysts' findings). A prompt
 //! injected there could have it set `core.fsmonitor`, a filter driver or a hook in
-//! `.git/`: each is a command git runs, and reviewhost runs git itself (the pass
-//! snapshots), as does the operator afterwards, outside any sandbox. So the files that
-//! make git run commands are sealed before each call of a writing agent and compared
-//! after it; any change aborts the pass before git runs again, naming what changed.
+//! `.git/`: each is a command git runs. reviewhost's own git never reads them
+//! ([`crate::hostgit`] runs git with a private git directory), but the operator runs
+//! git in the checkout afterwards, outside any sandbox. So the files that make git run
+//! commands are sealed before each call of a writing agent and compared after it; any
+//! change aborts the pass, naming what changed, so the operator learns of it before
+//! their next `git`.
 
 use std::path::{Path, PathBuf};
 

@@ -11,7 +11,8 @@
 //! - [`contract`]: output contracts, what an answer must meet (a JSON Schema, and
 //!   assertions run in the sandbox over the answer), judged through the gate;
 //! - [`workspace`]: `.reviewhost/` (the lock, `state.json`, `events.jsonl`, `reports/`,
-//!   the pass snapshots), with the events in [`event`];
+//!   the pass snapshots), with the events in [`event`] and the state files
+//!   authenticated by [`sealed`];
 //! - [`error`]: why a review stops without an end state, and why a pass was aborted;
 //! - [`definitions`] and [`trust`]: the agents' definitions and configuration, and
 //!   whose are read.
@@ -48,6 +49,7 @@ pub mod plan_validator;
 pub mod preset;
 pub mod prompt;
 pub mod reply;
+pub mod sealed;
 pub mod state;
 mod summary;
 pub mod trust;

@@ -31,6 +31,7 @@ use super::gate::{Gate, Rejection};
 use super::prompt::Prompt;
 use super::workspace::Workspace;
 use crate::run::Runner;
+use crate::sandbox::{Base, HostReadError, read_text};
 
 /// The state file of `reviewhost plan` in `.reviewhost/`.
 pub const STATE_FILE: &str = "plan-state.json";
@@ -488,9 +489,14 @@ fn save_plan(workspace: &Workspace, state: &PlanState, end: PlanEnd) -> Result<O
 }
 
 /// Whether `path` holds a saved plan whose body still has the digest its front matter
-/// records.
+/// records. That says the body is intact, not who wrote it: anyone can write a plan
+/// with a matching digest. Read bounded: an answer's worth and its front matter.
 pub fn verify_saved(path: &Path) -> Result<bool, std::io::Error> {
-    let text = std::fs::read_to_string(path)?;
+    let max = super::agent::MAX_STDOUT_BYTES as u64 + (1 << 20);
+    let text = read_text(&Base::Ambient, path, max).map_err(|e| match e {
+        HostReadError::Io(e) => e,
+        other => std::io::Error::other(format!("{}: {other}", path.display())),
+    })?;
     let Some(rest) = text.strip_prefix("---\n") else { return Ok(false) };
     let Some((front, body)) = rest.split_once("\n---\n") else { return Ok(false) };
     let digest = super::sha256_hex(body);

@@ -40,7 +40,7 @@ use super::sha256_hex;
 use super::workspace::Workspace;
 use crate::report::inert;
 use crate::run::Runner;
-use crate::sandbox::RootDir;
+use crate::sandbox::{Base, RootDir, read_text};
 
 /// The state file of `reviewhost plan-review` in `.reviewhost/`.
 pub const STATE_FILE: &str = "plan-review-state.json";
@@ -284,11 +284,10 @@ fn read_plan(root: &Path, plan: &Path) -> Result<(String, String), PlanReviewErr
         .map_err(|_| error(format!("not inside the reviewed root {}", root.display())))?
         .to_string_lossy()
         .into_owned();
-    let meta = std::fs::metadata(&canonical).map_err(|e| error(e.to_string()))?;
-    if !meta.is_file() || meta.len() > MAX_PLAN_BYTES {
-        return Err(error(format!("not a regular file of at most {} KiB", MAX_PLAN_BYTES >> 10)));
-    }
-    let text = std::fs::read_to_string(&canonical).map_err(|e| error(e.to_string()))?;
+    // Read by its name inside the root, from a handle on it: whatever is swapped in
+    // since, no symlink leads out, no FIFO or device is read, no more than the bound.
+    let base = Base::dir(&root).map_err(|e| error(format!("the root: {e}")))?;
+    let text = read_text(&base, Path::new(&name), MAX_PLAN_BYTES).map_err(|e| error(e.to_string()))?;
     Ok((name, text))
 }
 

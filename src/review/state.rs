@@ -36,6 +36,27 @@ pub struct State {
     /// a regression.
     #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
     pub passed_ever: std::collections::BTreeSet<String>,
+    /// Where the next fix-diff review starts while earlier changes are not yet reviewed
+    /// clean: the snapshot of the earliest pass whose critical or high findings are
+    /// still open, or whose changes could not be reviewed. `None`: each pass reviews
+    /// its own changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_from: Option<ReviewFrom>,
+    /// The critical and high fix-diff findings still open: carried from pass to pass
+    /// until a review of the code they name no longer reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_findings: Vec<serde_json::Value>,
+}
+
+/// The start of the changes not yet reviewed clean.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewFrom {
+    /// The snapshot commit of that pass's start.
+    Snapshot(String),
+    /// No snapshot of that start could be made (the reason): those changes can never be
+    /// reviewed, so no later pass ends at Zero findings.
+    Unknown(String),
 }
 
 /// Where a review is, as `state.json` records it.
@@ -105,6 +126,15 @@ pub struct PassRecord {
     /// findings.
     #[serde(default)]
     pub blocking_findings: usize,
+    /// Why the pass's changes could not be reviewed (no snapshot, a diff git could not
+    /// give or the reviewer could not be shown): it blocks Zero findings as a finding
+    /// does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreviewed: Option<String>,
+    /// The critical and high findings open at the end of the pass (the pass's own and
+    /// those carried from earlier passes that its review still reports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_findings: Vec<serde_json::Value>,
 }
 
 /// An agent call in which the agent tried tools it was refused.

@@ -71,6 +71,10 @@ pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option
             pass.fix_review_rounds, pass.blocking_findings
         ));
     }
+    if let Some(why) = &pass.unreviewed {
+        out.push_str(&format!("\n⚠️ Fix-diff review could not review this pass's changes: {}\n", inert(why)));
+    }
+    out.push_str(&open_findings(&pass.open_findings));
     if let Some(usage) = &pass.usage {
         out.push_str(&format!("\nAgents this pass: {}\n", usage.line()));
     }
@@ -82,9 +86,39 @@ pub fn pass_report(pass: &PassRecord, passes: &[PassRecord], fix_results: Option
     out
 }
 
+/// The open critical and high fix-diff findings, one line each (empty when none).
+fn open_findings(findings: &[Value]) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("\n### Open fix-diff findings ({})\n", findings.len());
+    for f in findings {
+        let text = |key: &str| inert(f.get(key).and_then(Value::as_str).unwrap_or("")).into_owned();
+        let location = &f["location"];
+        let line = location["lines"].get(0).and_then(Value::as_u64).map(|l| format!(":{l}")).unwrap_or_default();
+        let file = inert(location["file"].as_str().unwrap_or("")).into_owned();
+        let title = [text("title"), text("description")].into_iter().find(|t| !t.is_empty()).unwrap_or_default();
+        let title: String = title.lines().next().unwrap_or("").chars().take(120).collect();
+        out.push_str(&format!(
+            "- {} [{}] {}{line}: {title} (pass {})\n",
+            text("id"),
+            text("severity"),
+            file,
+            f.get("pass").and_then(Value::as_u64).unwrap_or(0)
+        ));
+    }
+    out
+}
+
 /// The final report: end state, the passes, and every assertion's last status.
 pub fn final_report(end: &str, passes: &[PassRecord], assertions: &[Value], usage: Option<&Usage>) -> String {
     let mut out = format!("# Review finished: {end}\n\n{}\n", convergence(passes));
+    if let Some(last) = passes.last() {
+        if let Some(why) = &last.unreviewed {
+            out.push_str(&format!("⚠️ Changes not reviewed: {}\n", inert(why)));
+        }
+        out.push_str(&open_findings(&last.open_findings));
+    }
     if let Some(usage) = usage {
         out.push_str(&format!("Agents in all: {}\n\n", usage.line()));
     }
@@ -142,6 +176,8 @@ mod tests {
             regressions: Vec::new(),
             fix_review_rounds: 0,
             blocking_findings: 0,
+            unreviewed: None,
+            open_findings: Vec::new(),
         }
     }
 

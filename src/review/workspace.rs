@@ -1,8 +1,8 @@
 //! The workspace every loop keeps in `.reviewhost/`: `state.json` (where the loop is,
 //! in the loop's own typed state, written atomically), `events.jsonl` (one line per stage, appended), `reports/`, a lock that
 //! keeps two reviews of one repository apart, and a git snapshot of the working tree at
-//! each pass start under `refs/reviewhost/` (a commit object made with a private index:
-//! nothing is committed on the user's branch, their index is untouched).
+//! each pass start under `refs/reviewhost/` of reviewhost's private git directory
+//! ([`crate::hostgit`]: nothing is written into the repository's `.git/`).
 //!
 //! `.reviewhost/` lies in the reviewed repository, which is untrusted: it can ship
 //! `.reviewhost` itself, `reports/pass-1.md`, `events.jsonl`, `lock` or `state.json` as
@@ -14,12 +14,18 @@
 //! other hard link. `state.json` is replaced through the assertions file's atomic
 //! writer ([`crate::write`]). Nothing here is written through a symlink, whatever is
 //! swapped in when.
+//!
+//! Nor is anything the repository put there believed: a state file (`state.json`, the
+//! plan loops' `*-state.json`) is read back only when it carries the MAC this user's
+//! reviewhost made for it in this root ([`super::sealed`]); any other is refused with
+//! [`StateError::Unauthenticated`], never resumed from or counted as an approval. The
+//! other files here (`events.jsonl`, `reports/`, findings, the audit trail) are only
+//! ever written, never read back.
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::process::Command;
 
 use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
@@ -28,10 +34,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::event::Event;
+use super::sealed::StateKey;
 use crate::assertion::FileLock;
-use crate::write::{
-    NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_atomically, write_json_atomically,
-};
+use crate::hostgit::{GitError, HostGit};
+use crate::write::{NOT_REGULAR, SYMLINK, Want, explain, open_in_place, refused, subdir, write_atomically};
 
 /// The directory at the root.
 pub const DIR: &str = ".reviewhost";
@@ -53,6 +59,8 @@ pub struct Workspace {
     dir: File,
     /// `.reviewhost/reports`, opened the same way from `dir`.
     reports: File,
+    /// git with reviewhost's private directory, made when first asked for.
+    git: std::sync::OnceLock<Result<HostGit, String>>,
     _lock: FileLock,
 }
 
@@ -65,6 +73,18 @@ pub enum StateError {
     Locked { path: PathBuf },
     #[error("{}: not a review state file: {reason}", path.display())]
     Corrupt { path: PathBuf, reason: String },
+    /// A state file this user's reviewhost did not write for this repository (the
+    /// repository shipped it, or it was copied from elsewhere): never read as state.
+    #[error(
+        "{}: refused: {reason}; it was not written by this user's reviewhost for this repository, so nothing in it \
+         is trusted (remove it to start over)",
+        path.display()
+    )]
+    Unauthenticated { path: PathBuf, reason: super::sealed::Unsealed },
+    /// The per-user key that authenticates state files cannot be had: a state file is
+    /// then neither trusted nor written.
+    #[error("{}: cannot be authenticated: {reason}", path.display())]
+    NoKey { path: PathBuf, reason: String },
 }
 
 impl Workspace {
@@ -88,7 +108,7 @@ impl Workspace {
             Ok(None) => return Err(StateError::Locked { path: lock_path }),
             Err(source) => return Err(StateError::Io { path: lock_path, source }),
         };
-        Ok(Workspace { root: root.to_path_buf(), path, dir, reports, _lock: lock })
+        Ok(Workspace { root: root.to_path_buf(), path, dir, reports, git: std::sync::OnceLock::new(), _lock: lock })
     }
 
     /// `<root>/.reviewhost`, for messages.
@@ -116,14 +136,35 @@ impl Workspace {
             Err(e) => Err(e),
         };
         read.map_err(|source| StateError::Io { path: path.clone(), source })?;
-        serde_json::from_slice(&bytes).map(Some).map_err(|e| StateError::Corrupt { path, reason: e.to_string() })
+        let (key, root) = self.state_key(name)?;
+        let body = key
+            .open(name, &root, &bytes)
+            .map_err(|reason| StateError::Unauthenticated { path: path.clone(), reason })?;
+        serde_json::from_slice(&body).map(Some).map_err(|e| StateError::Corrupt { path, reason: e.to_string() })
     }
 
-    /// Replaces the state file `name` atomically.
+    /// Replaces the state file `name` atomically, with the MAC that [`Workspace::load_state`]
+    /// checks ([`super::sealed`]).
     pub fn save_state<S: Serialize>(&self, name: &str, state: &S) -> Result<(), StateError> {
-        let value = serde_json::to_value(state).expect("the state serializes");
-        write_json_atomically(&self.dir, OsStr::new(name), &value)
-            .map_err(|source| StateError::Io { path: self.path.join(name), source })
+        let path = self.path.join(name);
+        let mut body = serde_json::to_vec_pretty(state).expect("the state serializes");
+        body.push(b'\n');
+        let (key, root) = self.state_key(name)?;
+        let Some(file) = key.seal(name, &root, &body) else {
+            let reason = "the state is not a JSON object with members".to_string();
+            return Err(StateError::Corrupt { path, reason });
+        };
+        write_atomically(&self.dir, OsStr::new(name), |out| out.write_all(&file))
+            .map_err(|source| StateError::Io { path, source })
+    }
+
+    /// The key that authenticates the state file `name`, and the canonical root its MAC
+    /// binds it to.
+    fn state_key(&self, name: &str) -> Result<(StateKey, PathBuf), StateError> {
+        let path = self.path.join(name);
+        let root = self.root.canonicalize().map_err(|source| StateError::Io { path: self.root.clone(), source })?;
+        let key = StateKey::for_root(&root).map_err(|reason| StateError::NoKey { path, reason })?;
+        Ok((key, root))
     }
 
     /// Replaces `.reviewhost/NAME` with `text` atomically (a loop's output, such as the
@@ -168,53 +209,29 @@ impl Workspace {
         Ok(path)
     }
 
+    /// git for this root, with reviewhost's private git directory ([`HostGit`]): made on
+    /// first use, kept for the workspace's life.
+    pub fn git(&self) -> Result<&HostGit, GitError> {
+        let made = self.git.get_or_init(|| HostGit::kept(&self.root).map_err(|e| e.to_string()));
+        made.as_ref().map_err(|reason| GitError::NotARepository { root: self.root.clone(), reason: reason.clone() })
+    }
+
     /// Snapshots the working tree (tracked and untracked files, minus ignored ones and
-    /// reviewhost's own state) as a commit under `refs/reviewhost/pass-N`. `None` outside
-    /// a git repository or when git fails: the loop then treats every file as changed.
-    pub fn snapshot(&self, pass: u32, exclude: &[&str]) -> Option<String> {
+    /// `exclude`) as a commit under `refs/reviewhost/pass-N` of reviewhost's private git
+    /// directory. Works outside a git repository too (the snapshot then has no parent).
+    pub fn snapshot(&self, pass: u32, exclude: &[&str]) -> Result<String, GitError> {
         self.snapshot_ref(&format!("pass-{pass}"), exclude)
     }
 
     /// Snapshots the working tree as [`Workspace::snapshot`] does, as the commit of
     /// `refs/reviewhost/NAME`.
-    pub fn snapshot_ref(&self, name: &str, exclude: &[&str]) -> Option<String> {
-        let index = tempfile::tempdir().ok()?;
-        let index = index.path().join("index");
-        let git = |args: &[&str]| -> Option<String> {
-            let out = Command::new("git")
-                .args(args)
-                .current_dir(&self.root)
-                .env("GIT_INDEX_FILE", &index)
-                .env("GIT_AUTHOR_NAME", "reviewhost")
-                .env("GIT_AUTHOR_EMAIL", "reviewhost@localhost")
-                .env("GIT_COMMITTER_NAME", "reviewhost")
-                .env("GIT_COMMITTER_EMAIL", "reviewhost@localhost")
-                .output()
-                .ok()?;
-            out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-        };
-        let head = git(&["rev-parse", "--verify", "-q", "HEAD"]);
-        if let Some(head) = &head {
-            git(&["read-tree", head])?;
-        }
-        let mut add = vec!["add", "-A", "--", "."];
-        let excluded: Vec<String> = exclude.iter().map(|e| format!(":(exclude){e}")).collect();
-        add.extend(excluded.iter().map(String::as_str));
-        git(&add)?;
-        let tree = git(&["write-tree"])?;
-        let message = format!("reviewhost: working tree ({name})");
-        let commit = match &head {
-            Some(head) => git(&["commit-tree", &tree, "-p", head, "-m", &message])?,
-            None => git(&["commit-tree", &tree, "-m", &message])?,
-        };
-        git(&["update-ref", &format!("refs/reviewhost/{name}"), &commit])?;
-        Some(commit)
+    pub fn snapshot_ref(&self, name: &str, exclude: &[&str]) -> Result<String, GitError> {
+        self.git()?.snapshot(name, exclude)
     }
 
     /// Files that differ between two snapshots.
-    pub fn changed(&self, from: &str, to: &str) -> Option<Vec<String>> {
-        let out = Command::new("git").args(["diff", "--name-only", from, to]).current_dir(&self.root).output().ok()?;
-        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect())
+    pub fn changed(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
+        self.git()?.changed(from, to)
     }
 }
 
@@ -287,7 +304,7 @@ pub fn request_cancel(root: &Path) -> Result<PathBuf, StateError> {
 /// ships `.claude -> ~/somewhere` would otherwise have the review create and replace
 /// files there. Checked when the review starts, on what the repository holds; the
 /// assertions file itself and its lock are refused again, race-free, by every write
-/// ([`FileLock::acquire`], [`write_json_atomically`]). Stops at the first component that
+/// ([`FileLock::acquire`], [`crate::write::write_json_atomically`]). Stops at the first component that
 /// does not exist or is not a plain name.
 pub fn refuse_symlinks_on_the_way(root: &Path, relative: &Path) -> Result<(), StateError> {
     let mut path = root.to_path_buf();

@@ -82,6 +82,14 @@ impl CacheKey {
         let _ = tmp.persist_noclobber(path);
         read_key(path)
     }
+
+    /// A key for another use of the same secret: BLAKE3's `derive_key` under `context`
+    /// (a string naming that use, fixed in the code). The cache keys its MACs with the
+    /// secret itself, in BLAKE3's keyed mode, so a MAC made under a derived key can
+    /// never stand for a cache entry's, nor one use's for another's.
+    pub fn derive(&self, context: &str) -> [u8; blake3::KEY_LEN] {
+        blake3::derive_key(context, &self.0)
+    }
 }
 
 /// The key in `path`: 64 hex digits, in a private regular file that is not a symlink.
@@ -264,14 +272,15 @@ fn write_entry(key: &CacheKey, dir: &Path, path: &Path, payload: &[u8]) -> io::R
     })
 }
 
-fn create_private_dir(dir: &Path) -> io::Result<()> {
+/// Creates `dir` (and its parents) `0700`.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
 /// The directory must be ours and writable only by us: anyone else who can write to it
 /// could plant native code that the next run would execute.
-fn check_private(dir: &Path) -> io::Result<()> {
+pub fn check_private(dir: &Path) -> io::Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(dir)?;
     let denied = |why: &str| io::Error::new(io::ErrorKind::PermissionDenied, format!("{}: {why}", dir.display()));

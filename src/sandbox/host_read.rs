@@ -1,5 +1,8 @@
-//! Files the host reads on an assertion's behalf: a custom component's `.wasm`, the
-//! assertions file itself.
+//! Files the host reads on an assertion's behalf (a custom component's `.wasm`, the
+//! assertions file itself) and every file a review loop reads from the reviewed
+//! repository or the operator names (plans, agent definitions, the agent
+//! configuration, a findings file, merged shards): [`read_file`], and [`read_text`] for
+//! text, are the one way the host reads such a file.
 //!
 //! Whatever such a path names may be hostile: `/proc/self/pagemap` (a "regular file"
 //! that never ends), `/proc/kmsg` (blocks until the kernel logs), a FIFO swapped in
@@ -25,7 +28,7 @@ use std::time::Duration;
 use cap_primitives::fs::OpenOptionsExt as _;
 
 use super::handle::DirHandle;
-use super::limits::Seconds;
+use super::limits::{Bytes, Seconds};
 use super::supervise::{self, Lost};
 
 /// Longest a host read on an assertion's behalf may take.
@@ -37,8 +40,10 @@ pub const READ_DEADLINE: Duration = Duration::from_secs(10);
 pub enum HostReadError {
     #[error("is not a regular file ({0})")]
     NotRegular(&'static str),
-    #[error("is larger than {0} bytes")]
+    #[error("is larger than {}, the most reviewhost reads of it", Bytes(*.0))]
     TooLarge(u64),
+    #[error("is not UTF-8 text")]
+    NotUtf8,
     #[error("reading it took longer than {}; abandoned", Seconds(READ_DEADLINE))]
     TimedOut,
     #[error("{0}")]
@@ -78,6 +83,11 @@ pub fn read_file(base: &Base, path: &Path, max_bytes: u64) -> Result<Vec<u8>, Ho
         Lost::NoThread(reason) | Lost::Panicked(reason) => Err(HostReadError::Io(io::Error::other(reason))),
     });
     results.pop().expect("one result per item")
+}
+
+/// [`read_file`] of a text file: its bytes, which must be UTF-8.
+pub fn read_text(base: &Base, path: &Path, max_bytes: u64) -> Result<String, HostReadError> {
+    String::from_utf8(read_file(base, path, max_bytes)?).map_err(|_| HostReadError::NotUtf8)
 }
 
 /// [`read_file`] on this thread, without the deadline.

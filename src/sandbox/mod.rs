@@ -45,11 +45,11 @@ mod supervise;
 mod ticker;
 mod view;
 
-pub use cache::{Cache, CacheKey};
+pub use cache::{Cache, CacheKey, check_private, create_private_dir};
 pub use component::{COMPILE_TIMEOUT, CheckComponent, VALIDATOR_INTERFACE};
 pub use engine::{Sandbox, SandboxError};
 pub use evaluate::{EvalError, Evaluation, Evidence, Input, Task, Verdict, WATCHDOG_GRACE};
-pub use host_read::{Base, HostReadError, READ_DEADLINE, read_file};
+pub use host_read::{Base, HostReadError, READ_DEADLINE, read_file, read_text};
 pub use limits::{Bytes, Limits, Seconds, parse_memory, parse_timeout};
 pub use prefilter::pass;
 pub use programs::{Grants, Runner as ProgramRunner};

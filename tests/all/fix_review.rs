@@ -261,7 +261,8 @@ fn correctless_answers_rounds_and_rules_are_read_as_the_original_writes_them() {
     let head = git(&repo.root, &["rev-parse", "HEAD"]);
     let chosen = |files: &[&str]| -> Vec<String> {
         let files: Vec<String> = files.iter().map(|f| f.to_string()).collect();
-        fix_review::rules(&repo.root, head.trim(), &files).unwrap().into_iter().map(|r| r.path).collect()
+        let git = reviewhost::hostgit::HostGit::temporary(&repo.root).unwrap();
+        fix_review::rules(&git, head.trim(), &files).unwrap().into_iter().map(|r| r.path).collect()
     };
     assert_eq!(chosen(&["scripts/lib.sh"]), [".claude/rules/canonicalize-path.md"]);
     assert_eq!(chosen(&["hooks/workflow-gate.sh", "README.md"]), [".claude/rules/hooks-pretooluse.md"]);
@@ -367,7 +368,9 @@ fn critical_diff_findings_go_to_the_fix_agent_and_block_zero_findings() {
     let rounds: Vec<Value> = repo.events().into_iter().filter(|e| e["event"] == "fix_review").collect();
     assert_eq!(rounds.iter().map(|e| e["blocking"].as_u64().unwrap()).collect::<Vec<_>>(), [1, 0]);
     // Pinned at the pass snapshot, not a relative range.
-    let snapshot = git(&repo.root, &["rev-parse", "refs/reviewhost/pass-1"]);
+    let private = reviewhost::hostgit::HostGit::kept_dir(&cache_dir(), &repo.root.canonicalize().unwrap());
+    let snapshot =
+        git(&repo.root, &["--git-dir", &private.display().to_string(), "rev-parse", "refs/reviewhost/pass-1"]);
     assert_eq!(rounds[0]["start"].as_str(), Some(snapshot.trim()));
 
     // A reviewer that keeps finding a high problem: the pass cannot end in Zero findings.

@@ -120,7 +120,7 @@ fn a_paths_directory_swapped_during_runs_never_lets_a_validator_read_outside() {
 }
 
 /// `reviewhost` with `args`, killed if it has not finished within `limit`.
-fn run_within(mut command: Command, limit: Duration) -> (Output, Duration) {
+pub fn run_within(mut command: Command, limit: Duration) -> (Output, Duration) {
     let started = Instant::now();
     let child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
     let pid = child.id() as i32;

@@ -151,9 +151,13 @@ fn a_loop_that_converges_in_two_passes() {
     assert_eq!(assertions(&repo)[0]["status"], "pass");
     assert!(repo.root.join(".reviewhost/reports/final.md").exists());
     assert!(repo.root.join(".reviewhost/reports/pass-2.md").exists());
-    // Each pass's starting tree is a commit under refs/reviewhost/, and so is the end of
-    // each fix-diff review's range; the branch is untouched.
-    let refs = git(&repo.root, &["for-each-ref", "--format=%(refname)", "refs/reviewhost/"]);
+    // Each pass's starting tree is a commit under refs/reviewhost/ of reviewhost's
+    // private git directory, and so is the end of each fix-diff review's range; the
+    // repository's own refs and branch are untouched.
+    assert_eq!(git(&repo.root, &["for-each-ref", "refs/reviewhost/"]), "");
+    let private = reviewhost::hostgit::HostGit::kept_dir(&cache_dir(), &repo.root.canonicalize().unwrap());
+    let private = private.display().to_string();
+    let refs = git(&repo.root, &["--git-dir", &private, "for-each-ref", "--format=%(refname)", "refs/reviewhost/"]);
     assert_eq!(
         refs.lines().collect::<Vec<_>>(),
         [
@@ -164,7 +168,7 @@ fn a_loop_that_converges_in_two_passes() {
         ]
     );
     assert_eq!(git(&repo.root, &["rev-list", "--count", "HEAD"]).trim(), "1");
-    let snapshot = git(&repo.root, &["show", "refs/reviewhost/pass-2:src/lib.rs"]);
+    let snapshot = git(&repo.root, &["--git-dir", &private, "show", "refs/reviewhost/pass-2:src/lib.rs"]);
     assert!(snapshot.contains("TODO"), "pass 2 started before the implementer's fix");
 }
 

@@ -1,0 +1,541 @@
+//! The one way reviewhost's host code runs git on a reviewed repository.
+//!
+//! The reviewed repository is untrusted, `.git/` included: its `config` can name
+//! commands (`core.fsmonitor`, `filter.*.clean`, `diff.*.textconv`, `core.hooksPath`,
+//! `include.path`, promisor remotes), its `hooks/` are programs, its `.gitattributes`
+//! choose filter drivers and conversions (`-diff`, `working-tree-encoding`, `ident`,
+//! `eol`), and a repository can commit a bare repository in a subdirectory that git's
+//! discovery takes for the repository. Any of them, honoured by a `git` the host runs,
+//! runs the repository's code on the host or hides a change from the reviewer.
+//!
+//! So the host never runs git *in* the repository. Every call goes through [`HostGit`],
+//! which runs the real `git` with:
+//!
+//! - a **private git directory** (`GIT_DIR`) that reviewhost made and owns: its own
+//!   `config` (no hooks, no fsmonitor, no untracked cache, no auto-gc, no drivers), no
+//!   `hooks/`, and an `info/attributes` that unsets every attribute git converts
+//!   content or picks a driver by (`text`, `eol`, `crlf`, `filter`, `ident`,
+//!   `working-tree-encoding`, `diff`, `merge`): `info/attributes` outranks every
+//!   `.gitattributes` in the tree, so none of those takes effect. The repository's own
+//!   `.git/config`, `.git/hooks` and `.git/info/` are never read by git;
+//! - the repository's objects reached read-only as an **alternate**
+//!   (`objects/info/alternates` naming `<root>/.git/objects`), and its refs **copied**
+//!   by reviewhost's own bounded reader ([`copy_refs`]: `HEAD`, loose refs,
+//!   `packed-refs`, names and ids validated) into the private `packed-refs`, so
+//!   revisions such as `HEAD~1` or `origin/main` resolve without git opening the
+//!   repository's git directory;
+//! - the work tree named explicitly (`GIT_WORK_TREE`): no discovery. Only `<root>/.git`
+//!   counts, and only when it is a real directory (not a symlink, not a `gitdir:`
+//!   file); a bare repository anywhere in the tree is never taken for the repository;
+//! - an **empty environment** (`env_clear`) but for `PATH`, a private `HOME`, and the
+//!   variables below: no `GIT_*` of the caller (a hook that runs reviewhost has
+//!   `GIT_DIR` and `GIT_INDEX_FILE` set), no system or global configuration, no pager,
+//!   no terminal prompt, no lazy fetch, no replace objects;
+//! - **bounded output**: what git prints is read up to a limit, then the call fails
+//!   with the limit in the message.
+//!
+//! What git is allowed to do, then: read the work tree's files (following its
+//! `.gitignore`s), read the repository's objects, write objects, a temporary index and
+//! refs under `refs/reviewhost/` in the private directory. Diffs are asked for with
+//! `--text --no-ext-diff --no-textconv --no-renames`, so what the reviewer sees is the
+//! bytes that changed. Replacing git with gitoxide in-process was the alternative; it
+//! would add gitoxide's worktree and diff machinery to the host (the host has none of
+//! gix today) for the same guarantee, and git's own `add -A` and diff are what the
+//! snapshots and the reviewer's patch have always been.
+//!
+//! A private directory for a review is kept in reviewhost's per-user cache
+//! (`<cache>/git/<hash of the root>`, `0700`, checked as the compiled-component cache
+//! is), so the snapshots of one pass outlive the process for `review --resume`;
+//! reviewhost no longer writes anything into the reviewed repository's `.git/`.
+//! `tests/all/host_git.rs` keeps any other `Command::new("git")` out of the host.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The most a git call may print before it is stopped: a diff larger than this cannot
+/// be reviewed anyway (the prompt budget is far smaller).
+pub const MAX_OUTPUT: usize = 64 << 20;
+/// The most refs copied from the repository.
+const MAX_REFS: usize = 200_000;
+/// Largest `packed-refs` read.
+const MAX_PACKED_REFS: u64 = 64 << 20;
+/// Largest loose ref or `HEAD` read.
+const MAX_REF_FILE: u64 = 4096;
+
+/// What the private `info/attributes` says for every path: every attribute that makes
+/// git convert content, run a driver, or call a file binary is unspecified.
+const ATTRIBUTES: &str = "* !text !eol !crlf !filter !ident !working-tree-encoding !diff !merge !binary\n";
+
+/// Why git could not answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GitError {
+    #[error("{}: not a git repository ({reason})", root.display())]
+    NotARepository { root: PathBuf, reason: String },
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("git {args}: {reason}")]
+    Failed { args: String, reason: String },
+    #[error("git {args}: printed more than {} MiB, the most reviewhost reads", limit >> 20)]
+    TooLarge { args: String, limit: usize },
+    #[error("a revision cannot start with '-': {0}")]
+    BadRevision(String),
+}
+
+/// git, run for one root with a private git directory (see the module note).
+#[derive(Debug)]
+pub struct HostGit {
+    root: PathBuf,
+    /// The private git directory.
+    dir: PathBuf,
+    /// Keeps a temporary private directory alive (none for a kept one).
+    _temp: Option<tempfile::TempDir>,
+    /// Whether `<root>/.git` is a repository whose objects and refs were taken.
+    repository: Result<(), String>,
+}
+
+impl HostGit {
+    /// git for `root` with a private directory kept in reviewhost's per-user cache, so
+    /// snapshots outlive the process (`review`, `fix-review`); a temporary one when no
+    /// private cache directory can be had.
+    pub fn kept(root: &Path) -> Result<HostGit, GitError> {
+        let root = canonical(root)?;
+        let kept = crate::sandbox::Cache::default_dir().and_then(|cache| {
+            let dir = HostGit::kept_dir(&cache, &root);
+            let private = crate::sandbox::create_private_dir(&dir)
+                .and_then(|()| crate::sandbox::check_private(&dir))
+                .and_then(|()| crate::sandbox::check_private(dir.parent().expect("a parent")));
+            private.is_ok().then_some(dir)
+        });
+        match kept {
+            Some(dir) => HostGit::at(root, dir, None),
+            None => HostGit::at_temporary(root),
+        }
+    }
+
+    /// The private directory [`HostGit::kept`] keeps for the canonical `root` under the
+    /// cache directory `cache`: `<cache>/git/<BLAKE3 of the root's path>`. Its refs
+    /// `refs/reviewhost/*` are the snapshots (`git --git-dir DIR log refs/reviewhost/pass-1`).
+    pub fn kept_dir(cache: &Path, root: &Path) -> PathBuf {
+        cache.join("git").join(hex(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..16]))
+    }
+
+    /// git for `root` with a private directory removed when this value is dropped
+    /// (`run --changed-since`).
+    pub fn temporary(root: &Path) -> Result<HostGit, GitError> {
+        HostGit::at_temporary(canonical(root)?)
+    }
+
+    fn at_temporary(root: PathBuf) -> Result<HostGit, GitError> {
+        let temp = tempfile::Builder::new()
+            .prefix("reviewhost-git-")
+            .tempdir()
+            .map_err(|source| GitError::Io { path: std::env::temp_dir(), source })?;
+        let dir = temp.path().to_path_buf();
+        HostGit::at(root, dir, Some(temp))
+    }
+
+    fn at(root: PathBuf, dir: PathBuf, temp: Option<tempfile::TempDir>) -> Result<HostGit, GitError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| GitError::Io { path, source }
+        };
+        for sub in ["objects/info", "info", "hooks", "refs/heads", "refs/tags", "refs/reviewhost"] {
+            crate::sandbox::create_private_dir(&dir.join(sub)).map_err(io(&dir.join(sub)))?;
+        }
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            crate::write::open_parent(&path)
+                .and_then(|(parent, name)| {
+                    crate::write::write_atomically(&parent, name, |out| out.write_all(text.as_bytes()))
+                })
+                .map_err(io(&path))
+        };
+        write(
+            "config",
+            &format!(
+                "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfilemode = true\n\tsymlinks = true\n\t\
+                 fsmonitor = false\n\tuntrackedCache = false\n\tautocrlf = false\n\tsafecrlf = false\n\t\
+                 hooksPath = {hooks}\n\tattributesFile = /dev/null\n\texcludesFile = /dev/null\n\t\
+                 quotePath = false\n\tpager = cat\n\tbigFileThreshold = 512m\n\
+                 [gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[index]\n\tskipHash = false\n\
+                 [diff]\n\trenames = false\n\tnoprefix = false\n\tmnemonicPrefix = false\n\t\
+                 relative = false\n\tsubmodule = short\n[submodule]\n\trecurse = false\n\
+                 [protocol]\n\tallow = never\n",
+                hooks = dir.join("hooks").display()
+            ),
+        )?;
+        write("info/attributes", ATTRIBUTES)?;
+        write("info/exclude", "")?;
+        let git_dir = root.join(".git");
+        let repository = match std::fs::symlink_metadata(&git_dir) {
+            Ok(meta) if meta.is_dir() => match std::fs::symlink_metadata(git_dir.join("objects")) {
+                Ok(objects) if objects.is_dir() => Ok(()),
+                _ => Err(format!("{}/objects is not a directory", git_dir.display())),
+            },
+            Ok(meta) if meta.is_symlink() => Err(format!("{} is a symlink", git_dir.display())),
+            Ok(_) => {
+                Err(format!("{} is not a directory (worktrees and submodules are not supported)", git_dir.display()))
+            }
+            Err(_) => Err(format!("{} does not exist (reviewhost does not look above the root)", git_dir.display())),
+        };
+        let (alternates, head, refs) = match &repository {
+            Ok(()) => {
+                let refs = copy_refs(&git_dir)?;
+                (format!("{}\n", git_dir.join("objects").display()), refs.head, refs.packed)
+            }
+            Err(_) => (String::new(), "ref: refs/heads/reviewhost-none\n".to_string(), String::new()),
+        };
+        write("objects/info/alternates", &alternates)?;
+        write("packed-refs", &format!("# pack-refs with: sorted \n{refs}"))?;
+        write("HEAD", &head)?;
+        Ok(HostGit { root, dir, _temp: temp, repository })
+    }
+
+    /// The root, canonical.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Fails unless `<root>/.git` is a repository whose refs were taken.
+    fn repository(&self) -> Result<(), GitError> {
+        self.repository.clone().map_err(|reason| GitError::NotARepository { root: self.root.clone(), reason })
+    }
+
+    /// The commit `revision` names in the repository, resolved once.
+    pub fn resolve_commit(&self, revision: &str) -> Result<String, GitError> {
+        if revision.starts_with('-') {
+            return Err(GitError::BadRevision(revision.to_string()));
+        }
+        self.repository()?;
+        let spec = format!("{revision}^{{commit}}");
+        Ok(self.text(&["rev-parse", "--verify", "--end-of-options", &spec], None)?.trim().to_string())
+    }
+
+    /// The repository's `HEAD` commit, if it has one.
+    pub fn head(&self) -> Option<String> {
+        self.repository().ok()?;
+        self.text(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).ok().map(|s| s.trim().to_string())
+    }
+
+    /// The work tree as git's `add -A` sees it (tracked and untracked files, minus
+    /// ignored ones and `exclude`), as a tree object.
+    pub fn worktree_tree(&self, exclude: &[&str]) -> Result<String, GitError> {
+        let index = tempfile::Builder::new()
+            .prefix("index-")
+            .tempfile_in(&self.dir)
+            .map_err(|source| GitError::Io { path: self.dir.clone(), source })?;
+        // git wants to make the index itself: the name is ours, the file is not yet.
+        let index = index.into_temp_path();
+        let _ = std::fs::remove_file(&index);
+        let index_path = index.to_path_buf();
+        if let Some(head) = self.head() {
+            self.text(&["read-tree", &head], Some(&index_path))?;
+        }
+        let excluded: Vec<String> = exclude.iter().map(|e| format!(":(exclude){e}")).collect();
+        let mut add = vec!["add", "-A", "--", "."];
+        add.extend(excluded.iter().map(String::as_str));
+        self.text(&add, Some(&index_path))?;
+        let tree = self.text(&["write-tree"], Some(&index_path))?.trim().to_string();
+        Ok(tree)
+    }
+
+    /// Snapshots the work tree as a commit (parent: `HEAD`, when there is one) under
+    /// `refs/reviewhost/NAME` of the private directory.
+    pub fn snapshot(&self, name: &str, exclude: &[&str]) -> Result<String, GitError> {
+        let tree = self.worktree_tree(exclude)?;
+        let message = format!("reviewhost: working tree ({name})");
+        let commit = match self.head() {
+            Some(head) => self.text(&["commit-tree", &tree, "-p", &head, "-m", &message], None)?,
+            None => self.text(&["commit-tree", &tree, "-m", &message], None)?,
+        };
+        let commit = commit.trim().to_string();
+        self.text(&["update-ref", &format!("refs/reviewhost/{name}"), &commit], None)?;
+        Ok(commit)
+    }
+
+    /// The paths that differ between two trees or commits.
+    pub fn changed(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
+        let out = self
+            .bytes(&["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-only", "-z", from, to], None)?;
+        Ok(out.split(|b| *b == 0).filter(|n| !n.is_empty()).map(|n| String::from_utf8_lossy(n).into_owned()).collect())
+    }
+
+    /// The paths changed from `revision` of the repository to the work tree now:
+    /// committed, staged, unstaged and untracked (not ignored).
+    pub fn changed_since(&self, revision: &str) -> Result<Vec<String>, GitError> {
+        let start = self.resolve_commit(revision)?;
+        let tree = self.worktree_tree(&[])?;
+        self.changed(&start, &tree)
+    }
+
+    /// The entries of the diff from `from` to `to` whose new side is a gitlink (an
+    /// embedded repository, whose files a diff does not show).
+    pub fn gitlinks(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
+        let raw = self.bytes(&["diff", "--no-ext-diff", "--no-renames", "--raw", "-z", from, to], None)?;
+        // `:old new oldsha newsha status\0path\0` per entry.
+        let mut found = Vec::new();
+        let mut fields = raw.split(|b| *b == 0);
+        while let Some(header) = fields.next() {
+            let Some(path) = fields.next() else { break };
+            let header = String::from_utf8_lossy(header);
+            if header.split(' ').nth(1) == Some("160000") {
+                found.push(String::from_utf8_lossy(path).into_owned());
+            }
+        }
+        Ok(found)
+    }
+
+    /// The unified diff from `from` to `to`: every changed file as text, whatever its
+    /// attributes or contents say (`--text`), no drivers, no renames.
+    pub fn patch(&self, from: &str, to: &str) -> Result<String, GitError> {
+        self.text(
+            &["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--text", "-U3", from, to],
+            None,
+        )
+    }
+
+    /// The paths under `dirs` in the tree of `commit`.
+    pub fn ls_tree(&self, commit: &str, dirs: &[&str]) -> Result<Vec<String>, GitError> {
+        let mut args = vec!["ls-tree", "-r", "-z", "--name-only", commit, "--"];
+        args.extend_from_slice(dirs);
+        let out = self.bytes(&args, None)?;
+        Ok(out.split(|b| *b == 0).filter(|n| !n.is_empty()).map(|n| String::from_utf8_lossy(n).into_owned()).collect())
+    }
+
+    /// The blob `commit:path`, or `Ok(None)` when it is larger than `max` bytes (its
+    /// size is asked first; nothing larger is read).
+    pub fn blob(&self, commit: &str, path: &str, max: u64) -> Result<Option<Vec<u8>>, GitError> {
+        let spec = format!("{commit}:{path}");
+        let size: u64 = self.text(&["cat-file", "-s", &spec], None)?.trim().parse().unwrap_or(u64::MAX);
+        if size > max {
+            return Ok(None);
+        }
+        self.bytes(&["cat-file", "blob", &spec], None).map(Some)
+    }
+
+    fn text(&self, args: &[&str], index: Option<&Path>) -> Result<String, GitError> {
+        self.bytes(args, index).map(|out| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Runs git with `args` under the hardened environment; its output, bounded.
+    fn bytes(&self, args: &[&str], index: Option<&Path>) -> Result<Vec<u8>, GitError> {
+        let failed = |reason: String| GitError::Failed { args: args.join(" "), reason };
+        let mut command = Command::new("git");
+        command
+            .env_clear()
+            .args(["--no-pager", "-c", "safe.directory=*", "-c", "core.quotePath=false"])
+            .args(args)
+            .current_dir(&self.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in self.environment(index) {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().map_err(|e| failed(format!("cannot start git: {e}")))?;
+        let mut stderr = child.stderr.take().expect("piped");
+        let errors = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = (&mut stderr).take(64 << 10).read_to_end(&mut text);
+            let _ = io::copy(&mut stderr, &mut io::sink());
+            text
+        });
+        let mut out = Vec::new();
+        let read = child.stdout.take().expect("piped").take(MAX_OUTPUT as u64 + 1).read_to_end(&mut out);
+        if out.len() > MAX_OUTPUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(GitError::TooLarge { args: args.join(" "), limit: MAX_OUTPUT });
+        }
+        let status = child.wait().map_err(|e| failed(e.to_string()))?;
+        let errors = errors.join().unwrap_or_default();
+        read.map_err(|e| failed(e.to_string()))?;
+        if !status.success() {
+            let reason = String::from_utf8_lossy(&errors).trim().to_string();
+            return Err(failed(if reason.is_empty() { status.to_string() } else { reason }));
+        }
+        Ok(out)
+    }
+
+    /// The whole environment git runs with.
+    fn environment(&self, index: Option<&Path>) -> Vec<(&'static str, OsString)> {
+        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+        let mut env: Vec<(&'static str, OsString)> = vec![
+            ("PATH", path),
+            ("HOME", self.dir.clone().into()),
+            ("XDG_CONFIG_HOME", self.dir.join("xdg").into()),
+            ("LC_ALL", "C".into()),
+            ("GIT_DIR", self.dir.clone().into()),
+            ("GIT_WORK_TREE", self.root.clone().into()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+            ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
+            ("GIT_CONFIG_SYSTEM", "/dev/null".into()),
+            ("GIT_ATTR_NOSYSTEM", "1".into()),
+            ("GIT_TERMINAL_PROMPT", "0".into()),
+            ("GIT_NO_LAZY_FETCH", "1".into()),
+            ("GIT_NO_REPLACE_OBJECTS", "1".into()),
+            ("GIT_OPTIONAL_LOCKS", "0".into()),
+            ("GIT_PAGER", "cat".into()),
+            ("GIT_AUTHOR_NAME", "reviewhost".into()),
+            ("GIT_AUTHOR_EMAIL", "reviewhost@localhost".into()),
+            ("GIT_COMMITTER_NAME", "reviewhost".into()),
+            ("GIT_COMMITTER_EMAIL", "reviewhost@localhost".into()),
+        ];
+        if let Some(index) = index {
+            env.push(("GIT_INDEX_FILE", index.into()));
+        } else {
+            env.push(("GIT_INDEX_FILE", self.dir.join("index-unused").into()));
+        }
+        env
+    }
+}
+
+fn canonical(root: &Path) -> Result<PathBuf, GitError> {
+    root.canonicalize().map_err(|source| GitError::Io { path: root.to_path_buf(), source })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The repository's refs, as the private directory holds them.
+struct Refs {
+    /// The private `HEAD`'s contents.
+    head: String,
+    /// `packed-refs` lines, sorted by name.
+    packed: String,
+}
+
+/// Reads `git_dir`'s refs without git: `packed-refs`, then loose refs under `refs/`
+/// (which win), symbolic ones resolved once, `HEAD`. Every file is read bounded,
+/// without following a symlink; a name or id that is not well formed is left out;
+/// `refs/reviewhost/` is left out (the private directory has its own).
+fn copy_refs(git_dir: &Path) -> Result<Refs, GitError> {
+    let mut refs: BTreeMap<String, String> = BTreeMap::new();
+    let mut symbolic: Vec<(String, String)> = Vec::new();
+    if let Some(text) = read_small(&git_dir.join("packed-refs"), MAX_PACKED_REFS)? {
+        for line in String::from_utf8_lossy(&text).lines() {
+            if let Some((id, name)) = line.split_once(' ')
+                && is_id(id)
+                && is_ref_name(name)
+                && refs.len() < MAX_REFS
+            {
+                refs.insert(name.to_string(), id.to_string());
+            }
+        }
+    }
+    let mut stack = vec![(git_dir.join("refs"), "refs".to_string())];
+    let mut seen = 0usize;
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_REFS {
+                break;
+            }
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
+            let full = format!("{prefix}/{name}");
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push((entry.path(), full));
+            } else if kind.is_file() && is_ref_name(&full) {
+                let Some(text) = read_small(&entry.path(), MAX_REF_FILE)? else { continue };
+                let text = String::from_utf8_lossy(&text).trim().to_string();
+                if is_id(&text) {
+                    refs.insert(full, text);
+                } else if let Some(target) = text.strip_prefix("ref: ")
+                    && is_ref_name(target)
+                {
+                    symbolic.push((full, target.to_string()));
+                }
+            }
+        }
+    }
+    for (name, target) in symbolic {
+        if let Some(id) = refs.get(&target).cloned() {
+            refs.insert(name, id);
+        }
+    }
+    refs.retain(|name, _| !name.starts_with("refs/reviewhost/"));
+    let head = match read_small(&git_dir.join("HEAD"), MAX_REF_FILE)? {
+        Some(text) => {
+            let text = String::from_utf8_lossy(&text).trim().to_string();
+            match text.strip_prefix("ref: ") {
+                Some(target) if is_ref_name(target) && !target.starts_with("refs/reviewhost/") => {
+                    format!("ref: {target}\n")
+                }
+                _ if is_id(&text) => format!("{text}\n"),
+                _ => "ref: refs/heads/reviewhost-none\n".to_string(),
+            }
+        }
+        None => "ref: refs/heads/reviewhost-none\n".to_string(),
+    };
+    let packed = refs.iter().map(|(name, id)| format!("{id} {name}\n")).collect();
+    Ok(Refs { head, packed })
+}
+
+/// The file at `path` if it is a regular file (not a symlink, FIFO or device) of at
+/// most `max` bytes; `None` when absent or not regular; an error when larger.
+fn read_small(path: &Path, max: u64) -> Result<Option<Vec<u8>>, GitError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(_) => return Ok(None),
+    };
+    let io = |source| GitError::Io { path: path.to_path_buf(), source };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() || meta.nlink() == 0 {
+        return Ok(None);
+    }
+    if meta.len() > max {
+        return Err(GitError::Io {
+            path: path.to_path_buf(),
+            source: io::Error::other(format!("larger than {max} bytes")),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).map_err(io)?;
+    Ok(Some(bytes))
+}
+
+/// A SHA-1 object id in hex.
+fn is_id(text: &str) -> bool {
+    text.len() == 40 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A ref name git accepts in `packed-refs` (a strict subset of `check-ref-format`).
+fn is_ref_name(name: &str) -> bool {
+    name.starts_with("refs/")
+        && name.len() < 1024
+        && !name.contains("..")
+        && !name.contains("//")
+        && !name.contains("@{")
+        && !name.ends_with('/')
+        && !name.ends_with(".lock")
+        && !name.ends_with('.')
+        && name.split('/').all(|part| !part.is_empty() && !part.starts_with('.'))
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"/-_.+@".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_names_and_ids() {
+        assert!(is_ref_name("refs/heads/main") && is_ref_name("refs/remotes/origin/feature-1.2"));
+        for bad in ["HEAD", "refs/heads/../x", "refs/heads/x.lock", "refs/heads/.x", "refs/x y", "refs/h@{1}"] {
+            assert!(!is_ref_name(bad), "{bad}");
+        }
+        assert!(is_id(&"a".repeat(40)) && !is_id(&"g".repeat(40)) && !is_id("abc"));
+    }
+}

