@@ -10,19 +10,26 @@ use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
-/// Mounts the scratch tmpfs, binds the root under it as the overlay's read-only lower
-/// layer, mounts the overlay, then runs the `bwrap` command line that follows. Paths and
-/// sizes arrive as positional parameters, never in the script's text.
+/// Opens the seccomp filters as descriptors 3 and 4 (for `bwrap --add-seccomp-fd`; the
+/// files lie in the scratch directory, which the tmpfs then hides), mounts the scratch
+/// tmpfs, binds the root under it as the overlay's read-only lower layer, mounts the
+/// overlay, then runs the `bwrap` command line that follows. Paths and sizes arrive as
+/// positional parameters, never in the script's text.
 const SETUP: &str = r#"set -u
-mount=$1 scratch=$2 root=$3 size=$4
-shift 4
+mount=$1 scratch=$2 root=$3 size=$4 list=$5 extra=$6
+shift 6
 fail() { echo "reviewhost-confine: $1" >&2; exit 125; }
+exec 3<"$list" 4<"$extra" || fail "cannot open the seccomp filters"
 "$mount" -t tmpfs -o "size=$size,mode=0755" reviewhost-scratch "$scratch" || fail "cannot mount a tmpfs in a user namespace"
 mkdir "$scratch/lower" "$scratch/upper" "$scratch/work" "$scratch/merged" "$scratch/tmp" "$scratch/tmp/home" || fail "cannot prepare the scratch directory"
 "$mount" --bind "$root" "$scratch/lower" || fail "cannot bind the root (started as root, the confinement runs as nobody, who must be able to read it)"
 "$mount" -t overlay reviewhost-root -o "lowerdir=$scratch/lower,upperdir=$scratch/upper,workdir=$scratch/work" "$scratch/merged" || fail "cannot mount an overlay in a user namespace"
 exec "$@"
 "#;
+
+/// The seccomp filters' files in the scratch directory ([`crate::seccomp`]).
+const FILTER_LIST: &str = "seccomp-list.bpf";
+const FILTER_EXTRA: &str = "seccomp-enosys.bpf";
 
 /// The status the setup script exits with when a layer could not be built.
 const SETUP_FAILED: i32 = 125;
@@ -277,6 +284,14 @@ impl Confinement {
                 why: "contains ',', ':' or '\\' (set TMPDIR to a plain path)",
             });
         }
+        let [list, extra] = crate::seccomp::filters().map_err(RunError::Setup)?;
+        for (name, filter) in [(FILTER_LIST, list), (FILTER_EXTRA, extra)] {
+            let path = scratch.path().join(name);
+            std::fs::write(&path, filter).map_err(RunError::Scratch)?;
+            // Read by the unprivileged user a root-started confinement becomes.
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o644))
+                .map_err(RunError::Scratch)?;
+        }
         let outcome = collect(self.command(job, scratch.path()), job.stdin, job.limits, began)?;
         if outcome.ended == Ended::Exited(SETUP_FAILED) && outcome.stderr.starts_with(b"reviewhost-confine: ") {
             return Err(RunError::Setup(String::from_utf8_lossy(&outcome.stderr).trim().to_string()));
@@ -316,8 +331,11 @@ impl Confinement {
             .arg(scratch)
             .arg(job.root)
             .arg(limits.scratch.to_string())
+            .arg(scratch.join(FILTER_LIST))
+            .arg(scratch.join(FILTER_EXTRA))
             .arg(&self.bwrap)
-            .args(["--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]);
+            .args(["--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"])
+            .args(["--add-seccomp-fd", "3", "--add-seccomp-fd", "4"]);
         for dir in SYSTEM_DIRS {
             let dir = Path::new(dir);
             match std::fs::read_link(dir) {
@@ -347,6 +365,7 @@ impl Confinement {
             command.args(["--setenv", name, value]);
         }
         command.arg("--").arg(job.program).args(job.args);
+        crate::seccomp::inherit_nothing(&mut command);
         command
     }
 }
@@ -374,6 +393,7 @@ pub fn run_unconfined(
         .env("HOME", home.path())
         .env("LANG", "C.UTF-8")
         .envs(env.iter().map(|(k, v)| (k, v)));
+    crate::seccomp::inherit_nothing(&mut command);
     collect(command, stdin, limits, began)
 }
 

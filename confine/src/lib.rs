@@ -12,6 +12,8 @@
 //! | cleared environment | `bwrap --clearenv` | reading the operator's tokens from the environment | names the operator adds on purpose |
 //! | rlimits: CPU, address space, processes, file size, no core files | `prlimit` | runaway computation, memory exhaustion, fork bombs, one huge file | — |
 //! | a deadline that kills the whole PID namespace | `bwrap --die-with-parent` | a daemon that outlives its check | — |
+//! | nothing inherited: descriptors above stderr close at the first exec, a new empty session keyring | `close_range(CLOSE_RANGE_CLOEXEC)`, `keyctl(JOIN_SESSION_KEYRING)` before the first exec | reading a secret a CI runner, editor or wrapper left open as a descriptor, or put in the session keyring | — |
+//! | seccomp filters on the program | `bwrap --add-seccomp-fd`, compiled by `seccompiler` ([`seccomp`]) | the kernel surface an unprivileged user namespace still reaches: keyrings, `ptrace`, `bpf`, `perf_event_open`, `userfaultfd`, `io_uring`, new namespaces, mounts, module loading | bugs in the calls every program needs |
 //!
 //! Every layer is a well-kept tool (util-linux's `unshare`, `mount` and `prlimit`;
 //! bubblewrap, which Flatpak and Claude Code's Linux sandbox use), composed by a fixed
@@ -23,6 +25,7 @@
 
 mod grant;
 mod jail;
+pub mod seccomp;
 
 pub use grant::{Grant, GrantError, resolve};
 pub use jail::{Confinement, Ended, Job, Limits, Outcome, RunError, Unavailable, run_unconfined};

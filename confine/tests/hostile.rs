@@ -331,3 +331,113 @@ fn node_runs_under_the_default_caps() {
     let out = confinement.run(&job).unwrap();
     assert_eq!((out.ended, text(&out.stdout)), (Ended::Exited(0), "original\n".to_string()), "{}", text(&out.stderr));
 }
+
+/// Descriptors the caller left open, with and without close-on-exec, never reach the
+/// program: a CI runner, an editor or a wrapper script routinely leaves one open.
+#[test]
+fn no_descriptor_the_caller_left_open_reaches_the_program() {
+    let Some(confinement) = confinement() else { return };
+    let outside = tempfile::tempdir().unwrap();
+    let mut held = Vec::new();
+    for (i, cloexec) in [(0, false), (1, true), (2, false), (3, false)] {
+        let path = outside.path().join(format!("secret-{i}"));
+        std::fs::write(&path, format!("SECRET-DESCRIPTOR-{i}\n")).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        if !cloexec {
+            use std::os::fd::AsRawFd;
+            // SAFETY: clears FD_CLOEXEC on a descriptor this test owns.
+            assert_eq!(unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFD, 0) }, 0);
+        }
+        held.push(file);
+    }
+    let root = repository();
+    let script = "for fd in $(seq 3 64); do (cat <&$fd) 2>/dev/null; done; ls /proc/self/fd | tr '\\n' ' '";
+    let out = bash(&confinement, root.path(), script, Limits::default());
+    assert_eq!(out.ended, Ended::Exited(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("SECRET-DESCRIPTOR"), "{}", text(&out.stdout));
+    // bash's own: 0, 1, 2, and the one `ls` lists /proc/self/fd with.
+    let fds = text(&out.stdout).split_whitespace().count();
+    assert!(fds <= 4, "{}", text(&out.stdout));
+    drop(held);
+}
+
+/// The calls Flatpak's and Docker's default filters cut are refused to a granted
+/// program, which still runs: the keyrings (also the caller's session keyring, which
+/// holds a key here), ptrace, perf, bpf, userfaultfd, io_uring, namespaces, mounts,
+/// modules; `clone3` and the x32 ABI answer `ENOSYS`.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_kernel_surface_a_program_never_needs_is_refused() {
+    let Some(confinement) = confinement() else { return };
+    let Ok(python) = which::which_in("python3", Some("/usr/bin:/bin"), "/") else {
+        eprintln!("skipped: no python3 in /usr/bin");
+        return;
+    };
+    // A key in the caller's session keyring (a new one, so the test's own is untouched).
+    // SAFETY: keyctl(JOIN_SESSION_KEYRING, NULL) and add_key with valid C strings.
+    let key = unsafe {
+        libc::syscall(libc::SYS_keyctl, 1 as libc::c_long, std::ptr::null::<libc::c_char>());
+        libc::syscall(
+            libc::SYS_add_key,
+            c"user".as_ptr(),
+            c"reviewhost-test-token".as_ptr(),
+            c"SECRET-KEYRING".as_ptr(),
+            14usize,
+            -3 as libc::c_long,
+        )
+    };
+    let script = r#"
+import ctypes, json
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+calls = {
+    "keyctl_search": (250, 10, -3, b"user", b"reviewhost-test-token", 0),
+    "keyctl_session_id": (250, 0, -3, 0),
+    "add_key": (248, b"user", b"x", b"y", 1, -3),
+    "request_key": (249, b"user", b"reviewhost-test-token", 0, 0),
+    "ptrace": (101, 0, 0, 0, 0),
+    "perf_event_open": (298, 0, 0, -1, -1, 0),
+    "bpf": (321, 0, 0, 0),
+    "userfaultfd": (323, 0),
+    "io_uring_setup": (425, 1, 0),
+    "unshare_user": (272, 0x10000000),
+    "setns": (308, 0, 0),
+    "mount": (165, b"none", b"/tmp", b"tmpfs", 0, 0),
+    "init_module": (175, 0, 0, 0),
+    "kexec_load": (246, 0, 0, 0, 0),
+    "process_vm_readv": (310, 1, 0, 0, 0, 0, 0),
+    "clone_newuser": (56, 0x10000000 | 17, 0, 0, 0, 0),
+    "clone3": (435, 0, 0),
+    "x32_keyctl": (0x40000000 + 250, 0, -3, 0),
+}
+out = {}
+for name, (nr, *args) in calls.items():
+    args = [ctypes.c_long(a) if isinstance(a, int) else a for a in args]
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(nr), *args)
+    out[name] = [r, ctypes.get_errno()]
+print(json.dumps(out))
+"#;
+    let args = ["-c".to_string(), script.to_string()];
+    let root = repository();
+    let job = Job {
+        program: &python,
+        args: &args,
+        root: root.path(),
+        cwd: "",
+        stdin: b"",
+        env: &[],
+        read_only: &[],
+        limits: Limits::default(),
+    };
+    let out = confinement.run(&job).unwrap();
+    assert_eq!(out.ended, Ended::Exited(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("SECRET-KEYRING"));
+    let results: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out.stdout)));
+    for (name, result) in results.as_object().unwrap() {
+        let expected = if name == "clone3" || name == "x32_keyctl" { libc::ENOSYS } else { libc::EPERM };
+        assert_eq!((result[0].as_i64(), result[1].as_i64()), (Some(-1), Some(expected as i64)), "{name}: {results}");
+    }
+    assert!(key > 0, "the test's own key was added");
+}
