@@ -19,9 +19,7 @@ fn a_pin_mismatch_prints_no_digest_of_a_file_that_is_not_a_component() {
     std::fs::write(base.join("notes/core.wasm"), b"\0asm\x01\0\0\0").unwrap();
     std::fs::copy(components::PROBE, base.join("probe.wasm")).unwrap();
     let wrong = "0".repeat(64);
-    let pinned = |id: &str, component: &str| {
-        json!({"id": id, "type": "custom", "component": component, "config": {"pass": true}, "sha256": wrong})
-    };
+    let pinned = |id: &str, component: &str| json!({"id": id, "type": "custom", "component": component, "config": {"pass": true}, "sha256": wrong});
     let file = assertions_file(
         base,
         json!([pinned("PIN", "notes/pin.txt"), pinned("CORE", "notes/core.wasm"), pinned("PROBE", "probe.wasm")]),

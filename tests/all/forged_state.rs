@@ -110,7 +110,8 @@ fn a_shipped_plan_gate_state_is_not_resumed() {
 #[test]
 fn a_shipped_review_state_is_not_resumed() {
     let answer = json!({"response": "## Assertions\n\n```json\n[]\n```\n"});
-    let repo = Scripted::new(&json!({"principles-analyst": [answer], "ux-analyst": [answer], "docs-analyst": [answer]}));
+    let repo =
+        Scripted::new(&json!({"principles-analyst": [answer], "ux-analyst": [answer], "docs-analyst": [answer]}));
     repo.write("src/lib.rs", "pub fn f() {}\n");
     git(&repo.root, &["init", "-q"]);
     let state = json!({
