@@ -18,12 +18,20 @@
 //!   `working-tree-encoding`, `diff`, `merge`): `info/attributes` outranks every
 //!   `.gitattributes` in the tree, so none of those takes effect. The repository's own
 //!   `.git/config`, `.git/hooks` and `.git/info/` are never read by git;
-//! - the repository's objects reached read-only as an **alternate**
-//!   (`objects/info/alternates` naming `<root>/.git/objects`), and its refs **copied**
-//!   by reviewhost's own bounded reader ([`copy_refs`]: `HEAD`, loose refs,
-//!   `packed-refs`, names and ids validated) into the private `packed-refs`, so
-//!   revisions such as `HEAD~1` or `origin/main` resolve without git opening the
-//!   repository's git directory;
+//! - the repository's refs **copied** by reviewhost's own bounded reader
+//!   ([`copy_refs`]: `HEAD`, loose refs, `packed-refs`, never through a symlink, names
+//!   and ids validated) into the private `packed-refs`, so revisions such as `HEAD~1`
+//!   or `origin/main` resolve without git opening the repository's git directory (an
+//!   ambiguous name is refused, not resolved by git's preference);
+//! - the repository's objects **imported, verified**: the private directory has no
+//!   alternate. A commit of the repository a review starts from is read from its object
+//!   store (checked first: only directories and regular files, no `alternates`),
+//!   hashed again (`hash-object`), and its whole tree written into the private store by
+//!   `git fast-import`, which hashes every blob itself; the import counts only when the
+//!   tree it makes has the commit's tree id ([`HostGit::import`]). A planted object
+//!   whose contents do not match its id, a forged commit-graph or pack index, or
+//!   another repository's objects reached through `alternates` cannot change what the
+//!   reviewer is shown: every later read is of objects reviewhost wrote itself;
 //! - the work tree named explicitly (`GIT_WORK_TREE`): no discovery. Only `<root>/.git`
 //!   counts, and only when it is a real directory (not a symlink, not a `gitdir:`
 //!   file); a bare repository anywhere in the tree is never taken for the repository;
@@ -31,14 +39,17 @@
 //!   variables below: no `GIT_*` of the caller (a hook that runs reviewhost has
 //!   `GIT_DIR` and `GIT_INDEX_FILE` set), no system or global configuration, no pager,
 //!   no terminal prompt, no lazy fetch, no replace objects;
-//! - **bounded output**: what git prints is read up to a limit, then the call fails
-//!   with the limit in the message.
+//! - **bounds**: what git prints is read up to a limit, each call has a deadline and an
+//!   address-space cap, after which it is killed and the call fails with the bound in
+//!   the message; git is run by its absolute path, found on the absolute entries of
+//!   `PATH` only.
 //!
 //! What git is allowed to do, then: read the work tree's files (following its
-//! `.gitignore`s), read the repository's objects, write objects, a temporary index and
-//! refs under `refs/reviewhost/` in the private directory. Diffs are asked for with
-//! `--text --no-ext-diff --no-textconv --no-renames`, so what the reviewer sees is the
-//! bytes that changed. Replacing git with gitoxide in-process was the alternative; it
+//! `.gitignore`s), read the repository's objects while importing one commit, write
+//! objects, a temporary index and refs under `refs/reviewhost/` in the private
+//! directory. Diffs are asked for with `--text --no-ext-diff --no-textconv
+//! --no-renames --ignore-submodules=none`, so what the reviewer sees is the bytes that
+//! changed. Replacing git with gitoxide in-process was the alternative; it
 //! would add gitoxide's worktree and diff machinery to the host (the host has none of
 //! gix today) for the same guarantee, and git's own `add -A` and diff are what the
 //! snapshots and the reviewer's patch have always been.
@@ -59,6 +70,12 @@ use std::process::{Command, Stdio};
 /// The most a git call may print before it is stopped: a diff larger than this cannot
 /// be reviewed anyway (the prompt budget is far smaller).
 pub const MAX_OUTPUT: usize = 64 << 20;
+/// How long one git call may take before it is killed.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
+/// The address space one git call may map (`RLIMIT_AS`).
+const MAX_GIT_MEMORY: u64 = 4 << 30;
+/// Largest blob imported from the repository.
+const MAX_IMPORTED_BLOB: u64 = 256 << 20;
 /// The most refs copied from the repository.
 const MAX_REFS: usize = 200_000;
 /// Largest `packed-refs` read.
@@ -84,6 +101,10 @@ pub enum GitError {
     TooLarge { args: String, limit: usize },
     #[error("a revision cannot start with '-': {0}")]
     BadRevision(String),
+    #[error("git {args}: still running after {} s, killed", DEADLINE.as_secs())]
+    TimedOut { args: String },
+    #[error("{revision}: {reason}")]
+    Untrusted { revision: String, reason: String },
 }
 
 /// git, run for one root with a private git directory (see the module note).
@@ -96,6 +117,8 @@ pub struct HostGit {
     _temp: Option<tempfile::TempDir>,
     /// Whether `<root>/.git` is a repository whose objects and refs were taken.
     repository: Result<(), String>,
+    /// git, by its absolute path.
+    program: PathBuf,
 }
 
 impl HostGit {
@@ -159,12 +182,13 @@ impl HostGit {
             "config",
             &format!(
                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfilemode = true\n\tsymlinks = true\n\t\
+                 commitGraph = false\n\tmultiPackIndex = false\n\twarnAmbiguousRefs = true\n\t\
                  fsmonitor = false\n\tuntrackedCache = false\n\tautocrlf = false\n\tsafecrlf = false\n\t\
                  hooksPath = {hooks}\n\tattributesFile = /dev/null\n\texcludesFile = /dev/null\n\t\
                  quotePath = false\n\tpager = cat\n\tbigFileThreshold = 512m\n\
                  [gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[index]\n\tskipHash = false\n\
                  [diff]\n\trenames = false\n\tnoprefix = false\n\tmnemonicPrefix = false\n\t\
-                 relative = false\n\tsubmodule = short\n[submodule]\n\trecurse = false\n\
+                 relative = false\n\tsubmodule = short\n\tignoreSubmodules = none\n[submodule]\n\trecurse = false\n\
                  [protocol]\n\tallow = never\n",
                 hooks = dir.join("hooks").display()
             ),
@@ -173,27 +197,26 @@ impl HostGit {
         write("info/exclude", "")?;
         let git_dir = root.join(".git");
         let repository = match std::fs::symlink_metadata(&git_dir) {
-            Ok(meta) if meta.is_dir() => match std::fs::symlink_metadata(git_dir.join("objects")) {
-                Ok(objects) if objects.is_dir() => Ok(()),
-                _ => Err(format!("{}/objects is not a directory", git_dir.display())),
-            },
+            Ok(meta) if meta.is_dir() => check_object_store(&git_dir.join("objects")),
             Ok(meta) if meta.is_symlink() => Err(format!("{} is a symlink", git_dir.display())),
             Ok(_) => {
                 Err(format!("{} is not a directory (worktrees and submodules are not supported)", git_dir.display()))
             }
             Err(_) => Err(format!("{} does not exist (reviewhost does not look above the root)", git_dir.display())),
         };
-        let (alternates, head, refs) = match &repository {
+        let (head, refs) = match &repository {
             Ok(()) => {
                 let refs = copy_refs(&git_dir)?;
-                (format!("{}\n", git_dir.join("objects").display()), refs.head, refs.packed)
+                (refs.head, refs.packed)
             }
-            Err(_) => (String::new(), "ref: refs/heads/reviewhost-none\n".to_string(), String::new()),
+            Err(_) => ("ref: refs/heads/reviewhost-none\n".to_string(), String::new()),
         };
-        write("objects/info/alternates", &alternates)?;
+        // The private store never has an alternate (an older layout had one).
+        write("objects/info/alternates", "")?;
         write("packed-refs", &format!("# pack-refs with: sorted \n{refs}"))?;
         write("HEAD", &head)?;
-        Ok(HostGit { root, dir, _temp: temp, repository })
+        let program = find_git()?;
+        Ok(HostGit { root, dir, program, _temp: temp, repository })
     }
 
     /// The root, canonical.
@@ -206,20 +229,102 @@ impl HostGit {
         self.repository.clone().map_err(|reason| GitError::NotARepository { root: self.root.clone(), reason })
     }
 
-    /// The commit `revision` names in the repository, resolved once.
-    pub fn resolve_commit(&self, revision: &str) -> Result<String, GitError> {
+    /// The tree of the commit `revision` names in the repository, imported into the
+    /// private store and verified (see the module note); later calls with the same tree
+    /// find it there and read nothing of the repository.
+    pub fn import(&self, revision: &str) -> Result<String, GitError> {
         if revision.starts_with('-') {
             return Err(GitError::BadRevision(revision.to_string()));
         }
         self.repository()?;
+        let untrusted = |reason: String| GitError::Untrusted { revision: revision.to_string(), reason };
         let spec = format!("{revision}^{{commit}}");
-        Ok(self.text(&["rev-parse", "--verify", "--end-of-options", &spec], None)?.trim().to_string())
+        let resolved = self.git(&["rev-parse", "--verify", "--end-of-options", &spec]).repository().run()?;
+        if String::from_utf8_lossy(&resolved.stderr).contains("ambiguous") {
+            return Err(untrusted(
+                "the name is ambiguous (name the ref in full, e.g. refs/heads/… or refs/tags/…)".into(),
+            ));
+        }
+        let commit = String::from_utf8_lossy(&resolved.stdout).trim().to_string();
+        // The commit's own bytes, hashed again: its tree id is what the import must make.
+        let body = self.git(&["cat-file", "commit", &commit]).repository().run()?.stdout;
+        let rehashed = self.git(&["hash-object", "-t", "commit", "--stdin"]).stdin(body.clone()).run()?;
+        if String::from_utf8_lossy(&rehashed.stdout).trim() != commit {
+            return Err(untrusted(format!("the repository's object {commit} does not hash to its id")));
+        }
+        let tree = body
+            .strip_prefix(b"tree ")
+            .and_then(|rest| rest.get(..40))
+            .map(|id| String::from_utf8_lossy(id).into_owned())
+            .filter(|id| is_id(id))
+            .ok_or_else(|| untrusted(format!("commit {commit} names no tree")))?;
+        if self.git(&["cat-file", "-e", &format!("{tree}^{{tree}}")]).run().is_ok() {
+            return Ok(tree);
+        }
+        let made = self.fast_import(&tree).map_err(|e| untrusted(e.to_string()))?;
+        if made != tree {
+            return Err(untrusted(format!(
+                "the repository's objects for tree {tree} do not match their ids (they make {made})"
+            )));
+        }
+        Ok(tree)
     }
 
-    /// The repository's `HEAD` commit, if it has one.
+    /// Writes the tree `tree` of the repository into the private store through `git
+    /// fast-import`, blob by blob as `git cat-file --batch` reads them; the tree id
+    /// fast-import made.
+    fn fast_import(&self, tree: &str) -> Result<String, GitError> {
+        let listing = self.git(&["ls-tree", "-r", "-z", "--full-tree", tree]).repository().run()?.stdout;
+        let mut reader = self.git(&["cat-file", "--batch"]).repository().spawn()?;
+        let mut writer = self.git(&["fast-import", "--quiet", "--done"]).spawn()?;
+        let mut commands: Vec<u8> = Vec::new();
+        let mut files: Vec<u8> = Vec::new();
+        let failed = |reason: String| GitError::Failed { args: "fast-import".into(), reason };
+        let mut mark = 0u64;
+        for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+            // `MODE TYPE ID\tPATH`
+            let Some(tab) = entry.iter().position(|b| *b == b'\t') else { continue };
+            let (head, path) = (String::from_utf8_lossy(&entry[..tab]).into_owned(), &entry[tab + 1..]);
+            let fields: Vec<&str> = head.split(' ').collect();
+            let [mode, kind, id] = fields[..] else { continue };
+            if !is_id(id) {
+                return Err(failed(format!("a tree entry with id {id}")));
+            }
+            let quoted = quote_path(path);
+            if kind == "commit" {
+                files.extend_from_slice(format!("M 160000 {id} ").as_bytes());
+            } else {
+                let content = reader.blob(id)?;
+                mark += 1;
+                commands.extend_from_slice(format!("blob\nmark :{mark}\ndata {}\n", content.len()).as_bytes());
+                commands.extend_from_slice(&content);
+                commands.push(b'\n');
+                writer.feed(&commands)?;
+                commands.clear();
+                files.extend_from_slice(format!("M {mode} :{mark} ").as_bytes());
+            }
+            files.extend_from_slice(&quoted);
+            files.push(b'\n');
+        }
+        reader.finish()?;
+        let mut tail =
+            b"commit refs/reviewhost/import\ncommitter reviewhost <reviewhost@localhost> 0 +0000\ndata 0\ndeleteall\n"
+                .to_vec();
+        tail.extend_from_slice(&files);
+        tail.extend_from_slice(b"\ndone\n");
+        writer.feed(&tail)?;
+        writer.finish()?;
+        let made = self.text(&["rev-parse", "refs/reviewhost/import^{tree}"], None)?.trim().to_string();
+        // The objects stay (the private store never collects garbage); the ref goes.
+        self.text(&["update-ref", "-d", "refs/reviewhost/import"], None)?;
+        Ok(made)
+    }
+
+    /// The tree of the repository's `HEAD`, imported, if it has one.
     pub fn head(&self) -> Option<String> {
         self.repository().ok()?;
-        self.text(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], None).ok().map(|s| s.trim().to_string())
+        self.git(&["rev-parse", "--verify", "-q", "HEAD^{commit}"]).repository().run().ok()?;
+        self.import("HEAD").ok()
     }
 
     /// The work tree as git's `add -A` sees it (tracked and untracked files, minus
@@ -244,15 +349,12 @@ impl HostGit {
         Ok(tree)
     }
 
-    /// Snapshots the work tree as a commit (parent: `HEAD`, when there is one) under
-    /// `refs/reviewhost/NAME` of the private directory.
+    /// Snapshots the work tree as a commit under `refs/reviewhost/NAME` of the private
+    /// directory.
     pub fn snapshot(&self, name: &str, exclude: &[&str]) -> Result<String, GitError> {
         let tree = self.worktree_tree(exclude)?;
         let message = format!("reviewhost: working tree ({name})");
-        let commit = match self.head() {
-            Some(head) => self.text(&["commit-tree", &tree, "-p", &head, "-m", &message], None)?,
-            None => self.text(&["commit-tree", &tree, "-m", &message], None)?,
-        };
+        let commit = self.text(&["commit-tree", &tree, "-m", &message], None)?;
         let commit = commit.trim().to_string();
         self.text(&["update-ref", &format!("refs/reviewhost/{name}"), &commit], None)?;
         Ok(commit)
@@ -260,15 +362,27 @@ impl HostGit {
 
     /// The paths that differ between two trees or commits.
     pub fn changed(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
-        let out = self
-            .bytes(&["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-only", "-z", from, to], None)?;
+        let out = self.bytes(
+            &[
+                "diff",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-renames",
+                "--ignore-submodules=none",
+                "--name-only",
+                "-z",
+                from,
+                to,
+            ],
+            None,
+        )?;
         Ok(out.split(|b| *b == 0).filter(|n| !n.is_empty()).map(|n| String::from_utf8_lossy(n).into_owned()).collect())
     }
 
     /// The paths changed from `revision` of the repository to the work tree now:
     /// committed, staged, unstaged and untracked (not ignored).
     pub fn changed_since(&self, revision: &str) -> Result<Vec<String>, GitError> {
-        let start = self.resolve_commit(revision)?;
+        let start = self.import(revision)?;
         let tree = self.worktree_tree(&[])?;
         self.changed(&start, &tree)
     }
@@ -276,7 +390,10 @@ impl HostGit {
     /// The entries of the diff from `from` to `to` whose new side is a gitlink (an
     /// embedded repository, whose files a diff does not show).
     pub fn gitlinks(&self, from: &str, to: &str) -> Result<Vec<String>, GitError> {
-        let raw = self.bytes(&["diff", "--no-ext-diff", "--no-renames", "--raw", "-z", from, to], None)?;
+        let raw = self.bytes(
+            &["diff", "--no-ext-diff", "--no-renames", "--ignore-submodules=none", "--raw", "-z", from, to],
+            None,
+        )?;
         // `:old new oldsha newsha status\0path\0` per entry.
         let mut found = Vec::new();
         let mut fields = raw.split(|b| *b == 0);
@@ -294,7 +411,18 @@ impl HostGit {
     /// attributes or contents say (`--text`), no drivers, no renames.
     pub fn patch(&self, from: &str, to: &str) -> Result<String, GitError> {
         self.text(
-            &["diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--text", "-U3", from, to],
+            &[
+                "diff",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-renames",
+                "--ignore-submodules=none",
+                "--no-color",
+                "--text",
+                "-U3",
+                from,
+                to,
+            ],
             None,
         )
     }
@@ -322,49 +450,22 @@ impl HostGit {
         self.bytes(args, index).map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// Runs git with `args` under the hardened environment; its output, bounded.
     fn bytes(&self, args: &[&str], index: Option<&Path>) -> Result<Vec<u8>, GitError> {
-        let failed = |reason: String| GitError::Failed { args: args.join(" "), reason };
-        let mut command = Command::new("git");
-        command
-            .env_clear()
-            .args(["--no-pager", "-c", "safe.directory=*", "-c", "core.quotePath=false"])
-            .args(args)
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (name, value) in self.environment(index) {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().map_err(|e| failed(format!("cannot start git: {e}")))?;
-        let mut stderr = child.stderr.take().expect("piped");
-        let errors = std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = (&mut stderr).take(64 << 10).read_to_end(&mut text);
-            let _ = io::copy(&mut stderr, &mut io::sink());
-            text
-        });
-        let mut out = Vec::new();
-        let read = child.stdout.take().expect("piped").take(MAX_OUTPUT as u64 + 1).read_to_end(&mut out);
-        if out.len() > MAX_OUTPUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(GitError::TooLarge { args: args.join(" "), limit: MAX_OUTPUT });
-        }
-        let status = child.wait().map_err(|e| failed(e.to_string()))?;
-        let errors = errors.join().unwrap_or_default();
-        read.map_err(|e| failed(e.to_string()))?;
-        if !status.success() {
-            let reason = String::from_utf8_lossy(&errors).trim().to_string();
-            return Err(failed(if reason.is_empty() { status.to_string() } else { reason }));
-        }
-        Ok(out)
+        let mut call = self.git(args);
+        call.index = index.map(Path::to_path_buf);
+        call.run().map(|out| out.stdout)
+    }
+
+    /// A git call with `args`, under the hardened environment.
+    fn git<'a>(&'a self, args: &'a [&'a str]) -> Call<'a> {
+        Call { git: self, args, index: None, repository: false, stdin: None }
     }
 
     /// The whole environment git runs with.
-    fn environment(&self, index: Option<&Path>) -> Vec<(&'static str, OsString)> {
-        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    fn environment(&self, index: Option<&Path>, repository: bool) -> Vec<(&'static str, OsString)> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let absolute: Vec<PathBuf> = std::env::split_paths(&path).filter(|p| p.is_absolute()).collect();
+        let path = std::env::join_paths(absolute).unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
         let mut env: Vec<(&'static str, OsString)> = vec![
             ("PATH", path),
             ("HOME", self.dir.clone().into()),
@@ -386,13 +487,311 @@ impl HostGit {
             ("GIT_COMMITTER_NAME", "reviewhost".into()),
             ("GIT_COMMITTER_EMAIL", "reviewhost@localhost".into()),
         ];
-        if let Some(index) = index {
-            env.push(("GIT_INDEX_FILE", index.into()));
-        } else {
-            env.push(("GIT_INDEX_FILE", self.dir.join("index-unused").into()));
+        env.push(("GIT_INDEX_FILE", index.map_or_else(|| self.dir.join("index-unused"), Path::to_path_buf).into()));
+        if repository {
+            // Only the reads of an import see the repository's objects.
+            env.push(("GIT_ALTERNATE_OBJECT_DIRECTORIES", self.root.join(".git/objects").into()));
         }
         env
     }
+}
+
+/// One git call being set up.
+struct Call<'a> {
+    git: &'a HostGit,
+    args: &'a [&'a str],
+    index: Option<PathBuf>,
+    /// Whether the repository's objects are readable (an import's reads).
+    repository: bool,
+    stdin: Option<Vec<u8>>,
+}
+
+/// What a finished call printed.
+struct Output {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+impl Call<'_> {
+    fn repository(mut self) -> Self {
+        self.repository = true;
+        self
+    }
+
+    fn stdin(mut self, bytes: Vec<u8>) -> Self {
+        self.stdin = Some(bytes);
+        self
+    }
+
+    fn describe(&self) -> String {
+        self.args.join(" ")
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.git.program);
+        command
+            .env_clear()
+            .args(["--no-pager", "-c", "safe.directory=*", "-c", "core.quotePath=false"])
+            .args(self.args)
+            .current_dir(&self.git.root)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in self.git.environment(self.index.as_deref(), self.repository) {
+            command.env(name, value);
+        }
+        cap_memory(&mut command);
+        command
+    }
+
+    /// Runs the call to its end, within [`DEADLINE`] and [`MAX_OUTPUT`].
+    fn run(self) -> Result<Output, GitError> {
+        let args = self.describe();
+        let failed = |reason: String| GitError::Failed { args: args.clone(), reason };
+        let mut command = self.command();
+        command.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        let mut child = command.spawn().map_err(|e| failed(format!("cannot start git: {e}")))?;
+        let watchdog = Watchdog::start(child.id());
+        if let (Some(bytes), Some(mut pipe)) = (self.stdin, child.stdin.take()) {
+            std::thread::spawn(move || drop(std::io::Write::write_all(&mut pipe, &bytes)));
+        }
+        let mut stderr = child.stderr.take().expect("piped");
+        let errors = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = (&mut stderr).take(64 << 10).read_to_end(&mut text);
+            let _ = io::copy(&mut stderr, &mut io::sink());
+            text
+        });
+        let mut out = Vec::new();
+        let read = child.stdout.take().expect("piped").take(MAX_OUTPUT as u64 + 1).read_to_end(&mut out);
+        if out.len() > MAX_OUTPUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(GitError::TooLarge { args, limit: MAX_OUTPUT });
+        }
+        let status = child.wait().map_err(|e| failed(e.to_string()))?;
+        if watchdog.stop() {
+            return Err(GitError::TimedOut { args });
+        }
+        let errors = errors.join().unwrap_or_default();
+        read.map_err(|e| failed(e.to_string()))?;
+        if !status.success() {
+            let reason = String::from_utf8_lossy(&errors).trim().to_string();
+            return Err(failed(if reason.is_empty() { status.to_string() } else { reason }));
+        }
+        Ok(Output { stdout: out, stderr: errors })
+    }
+
+    /// Starts the call with its stdin and stdout as pipes, for a conversation.
+    fn spawn(self) -> Result<Running, GitError> {
+        let args = self.describe();
+        let mut command = self.command();
+        command.stdin(Stdio::piped()).stderr(Stdio::null());
+        let mut child = command
+            .spawn()
+            .map_err(|e| GitError::Failed { args: args.clone(), reason: format!("cannot start git: {e}") })?;
+        let watchdog = Watchdog::start(child.id());
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().map(io::BufReader::new);
+        Ok(Running { args, child, stdin, stdout, watchdog: Some(watchdog) })
+    }
+}
+
+/// A git process being talked to (`cat-file --batch`, `fast-import`).
+struct Running {
+    args: String,
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: Option<io::BufReader<std::process::ChildStdout>>,
+    watchdog: Option<Watchdog>,
+}
+
+impl Running {
+    fn failed(&self, reason: impl std::fmt::Display) -> GitError {
+        GitError::Failed { args: self.args.clone(), reason: reason.to_string() }
+    }
+
+    /// Writes `bytes` to the process's stdin.
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), GitError> {
+        let written = match self.stdin.as_mut() {
+            Some(pipe) => std::io::Write::write_all(pipe, bytes),
+            None => Err(io::Error::other("stdin closed")),
+        };
+        written.map_err(|e| self.failed(e))
+    }
+
+    /// Asks `cat-file --batch` for the blob `id`: its contents, at most
+    /// [`MAX_IMPORTED_BLOB`] bytes.
+    fn blob(&mut self, id: &str) -> Result<Vec<u8>, GitError> {
+        use std::io::BufRead;
+        self.feed(format!("{id}\n").as_bytes())?;
+        let mut header = String::new();
+        let stdout = self
+            .stdout
+            .as_mut()
+            .ok_or_else(|| GitError::Failed { args: self.args.clone(), reason: "no stdout".into() })?;
+        stdout
+            .take(256)
+            .read_line(&mut header)
+            .map_err(|e| GitError::Failed { args: self.args.clone(), reason: e.to_string() })?;
+        let fields: Vec<&str> = header.split_whitespace().collect();
+        let size = match fields[..] {
+            [got, "blob", size] if got == id => size.parse::<u64>().unwrap_or(u64::MAX),
+            _ => return Err(self.failed(format!("{id} is not a blob of the repository ({})", header.trim()))),
+        };
+        if size > MAX_IMPORTED_BLOB {
+            return Err(self.failed(format!("blob {id} is larger than {} MiB", MAX_IMPORTED_BLOB >> 20)));
+        }
+        let mut content = Vec::with_capacity(size as usize);
+        let stdout = self.stdout.as_mut().expect("checked above");
+        let read = stdout.take(size + 1).read_to_end(&mut content);
+        read.map_err(|e| GitError::Failed { args: self.args.clone(), reason: e.to_string() })?;
+        if content.pop() != Some(b'\n') || content.len() as u64 != size {
+            return Err(self.failed(format!("blob {id}: a short read")));
+        }
+        Ok(content)
+    }
+
+    /// Closes stdin and waits for the process to end well.
+    fn finish(mut self) -> Result<(), GitError> {
+        drop(self.stdin.take());
+        if let Some(mut stdout) = self.stdout.take() {
+            let _ = io::copy(&mut stdout, &mut io::sink());
+        }
+        let status = self.child.wait().map_err(|e| self.failed(e))?;
+        if self.watchdog.take().is_some_and(Watchdog::stop) {
+            return Err(GitError::TimedOut { args: self.args.clone() });
+        }
+        if !status.success() {
+            return Err(self.failed(status));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.watchdog.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Kills a git process still running at [`DEADLINE`].
+struct Watchdog {
+    done: std::sync::mpsc::Sender<()>,
+    fired: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Watchdog {
+    fn start(pid: u32) -> Watchdog {
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let fired = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = fired.clone();
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(DEADLINE) {
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                // SAFETY: kill has no memory effects; the child has not been waited
+                // for yet (the waiter stops the watchdog first), so the pid is still
+                // the child's.
+                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            }
+        });
+        Watchdog { done, fired }
+    }
+
+    /// Stops the watchdog; whether it had killed the process.
+    fn stop(self) -> bool {
+        let _ = self.done.send(());
+        self.fired.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Caps the address space of a git call ([`MAX_GIT_MEMORY`]): a huge file must not
+/// take the host's memory with it.
+fn cap_memory(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure only calls setrlimit, which is
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: MAX_GIT_MEMORY, rlim_max: MAX_GIT_MEMORY };
+            libc::setrlimit(libc::RLIMIT_AS, &limit);
+            Ok(())
+        });
+    }
+}
+
+/// git, by its absolute path, from the absolute entries of `PATH` (a relative entry
+/// would find a `git` in the reviewed root).
+fn find_git() -> Result<PathBuf, GitError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("git"))
+        .find(|candidate| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .ok_or_else(|| GitError::Failed { args: String::new(), reason: "git is not installed (no git on PATH)".into() })
+}
+
+/// `path` as a fast-import path: as it is, or C-quoted when it has a newline, a
+/// double quote at its start, or a byte git would quote.
+fn quote_path(path: &[u8]) -> Vec<u8> {
+    if !path.iter().any(|b| matches!(b, b'\n' | b'"' | b'\\') || *b < 0x20) {
+        return path.to_vec();
+    }
+    let mut out = vec![b'"'];
+    for &b in path {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b if b < 0x20 => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
+            b => out.push(b),
+        }
+    }
+    out.push(b'"');
+    out
+}
+
+/// Refuses an object store git could hang or be misled on: anything but directories
+/// and regular files in `objects/`, its fan-out directories, `pack/` and `info/`
+/// (a FIFO would block git's open, a symlink to `/dev/zero` feed it forever), and an
+/// `alternates` file (which would make another repository's objects this one's).
+fn check_object_store(objects: &Path) -> Result<(), String> {
+    let refused = |path: &Path, why: &str| Err(format!("{}: {why}", path.display()));
+    match std::fs::symlink_metadata(objects) {
+        Ok(meta) if meta.is_dir() => {}
+        _ => return refused(objects, "not a directory"),
+    }
+    let entries = std::fs::read_dir(objects).map_err(|e| format!("{}: {e}", objects.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", objects.display()))?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(|e| format!("{}: {e}", path.display()))?;
+        if !kind.is_dir() {
+            if kind.is_file() {
+                continue;
+            }
+            return refused(&path, "not a regular file or directory");
+        }
+        let inner = std::fs::read_dir(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for file in inner {
+            let file = file.map_err(|e| format!("{}: {e}", path.display()))?;
+            let kind = file.file_type().map_err(|e| format!("{}: {e}", file.path().display()))?;
+            if !kind.is_file() && !kind.is_dir() {
+                return refused(&file.path(), "not a regular file (a FIFO, device or symlink in the object store)");
+            }
+            let name = file.file_name();
+            if entry.file_name() == "info" && (name == "alternates" || name == "http-alternates") {
+                return refused(&file.path(), "the repository borrows another one's objects (not supported)");
+            }
+        }
+    }
+    Ok(())
 }
 
 fn canonical(root: &Path) -> Result<PathBuf, GitError> {
@@ -429,7 +828,12 @@ fn copy_refs(git_dir: &Path) -> Result<Refs, GitError> {
             }
         }
     }
-    let mut stack = vec![(git_dir.join("refs"), "refs".to_string())];
+    // `refs` itself and every directory below are taken only when they are real
+    // directories: a symlink could lead the walk over the host.
+    let mut stack = Vec::new();
+    if std::fs::symlink_metadata(git_dir.join("refs")).is_ok_and(|m| m.is_dir()) {
+        stack.push((git_dir.join("refs"), "refs".to_string()));
+    }
     let mut seen = 0usize;
     while let Some((dir, prefix)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };

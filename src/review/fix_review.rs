@@ -93,9 +93,10 @@ pub struct RoundDiff {
     pub lines_changed: u64,
 }
 
-/// Resolves `reference` to a commit of the repository, once (`--since REF`).
+/// Resolves `reference` to a commit of the repository, once (`--since REF`), and
+/// returns its tree, imported and verified ([`HostGit::import`]).
 pub fn resolve(git: &HostGit, reference: &str) -> Result<String, FixReviewError> {
-    Ok(git.resolve_commit(reference)?)
+    Ok(git.import(reference)?)
 }
 
 /// The diff from `start` to `end` (two commits), as text whatever the tree's attributes
@@ -135,29 +136,91 @@ fn changed_lines(patch: &str) -> u64 {
     count
 }
 
-/// The hunks' new-side ranges per file, and the added lines, of a unified diff.
+/// The hunks' new-side ranges per file, and the added lines, of a unified diff. Inside
+/// a hunk every line is content, counted against the hunk's header (an added line that
+/// reads `++ b/README.md` is an added line, not a file header); a path git quoted
+/// (`+++ "b/a\tb"`) is unquoted.
 fn parse_patch(patch: &str) -> (Hunks, Vec<String>) {
     let mut hunks = Hunks::new();
     let mut added = Vec::new();
     let mut file: Option<String> = None;
+    let (mut old_left, mut new_left) = (0u64, 0u64);
     for line in patch.lines() {
-        if let Some(path) = line.strip_prefix("+++ ") {
-            file = path.strip_prefix("b/").map(String::from);
+        if old_left > 0 || new_left > 0 {
+            match line.as_bytes().first() {
+                Some(b'+') => {
+                    added.push(line[1..].to_string());
+                    new_left = new_left.saturating_sub(1);
+                }
+                Some(b'-') => old_left = old_left.saturating_sub(1),
+                Some(b'\\') => {}
+                _ => {
+                    old_left = old_left.saturating_sub(1);
+                    new_left = new_left.saturating_sub(1);
+                }
+            }
+            continue;
+        }
+        if line.starts_with("diff --git ") {
+            file = None;
+        } else if let Some(path) = line.strip_prefix("+++ ") {
+            file = unquote(path).strip_prefix("b/").map(String::from);
         } else if let Some(header) = line.strip_prefix("@@ ") {
             // @@ -a,b +c,d @@
-            let new = header.split(' ').find_map(|part| part.strip_prefix('+'));
-            if let (Some(file), Some(new)) = (&file, new) {
-                let (c, d) = new.split_once(',').unwrap_or((new, "1"));
-                if let (Ok(c), Ok(d)) = (c.parse::<u64>(), d.parse::<u64>()) {
+            let count = |part: Option<&str>| -> Option<(u64, u64)> {
+                let part = part?;
+                let (first, len) = part.split_once(',').unwrap_or((part, "1"));
+                Some((first.parse().ok()?, len.parse().ok()?))
+            };
+            let mut parts = header.split(' ');
+            let old = count(parts.next().and_then(|p| p.strip_prefix('-')));
+            let new = count(parts.next().and_then(|p| p.strip_prefix('+')));
+            if let (Some((_, b)), Some((c, d))) = (old, new) {
+                old_left = b;
+                new_left = d;
+                if let Some(file) = &file {
                     let last = if d == 0 { c } else { c + d - 1 };
                     hunks.entry(file.clone()).or_default().push((c.max(1), last.max(1)));
                 }
             }
-        } else if let Some(text) = line.strip_prefix('+') {
-            added.push(text.to_string());
         }
     }
     (hunks, added)
+}
+
+/// A path as git prints it in a diff header: as it is, or C-quoted (`"b/a\tb"`).
+fn unquote(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else { return path.to_string() };
+    let mut bytes = Vec::new();
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(b'a') => bytes.push(0x07),
+            Some(b'b') => bytes.push(0x08),
+            Some(b'f') => bytes.push(0x0c),
+            Some(b'v') => bytes.push(0x0b),
+            Some(d @ b'0'..=b'7') => {
+                let mut value = u32::from(d - b'0');
+                for _ in 0..2 {
+                    if let Some(&next @ b'0'..=b'7') = chars.peek() {
+                        value = value * 8 + u32::from(next - b'0');
+                        chars.next();
+                    }
+                }
+                bytes.push(value as u8);
+            }
+            Some(other) => bytes.push(other),
+            None => bytes.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// A rule file that governs the round.
@@ -666,6 +729,19 @@ mod tests {
         let json =
             descriptions_json(&[("B".into(), " ".into()), ("A".into(), "a".into()), ("A".into(), "again".into())]);
         assert_eq!(json, r#"[{"id":"A","description":"a"}]"#);
+    }
+
+    #[test]
+    fn content_lines_are_never_headers_and_quoted_paths_are_read() {
+        let patch = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,4 @@\n \
+                     keep\n+++ b/README.md\n+fn backdoor() {}\n-old\n+new\n\
+                     diff --git \"a/a\\tb\" \"b/a\\tb\"\n--- \"a/a\\tb\"\n+++ \"b/a\\tb\"\n@@ -0,0 +1 @@\n+x\n";
+        let (hunks, added) = parse_patch(patch);
+        assert_eq!(hunks.get("src/lib.rs"), Some(&vec![(1, 4)]), "{hunks:?}");
+        assert_eq!(hunks.get("a\tb"), Some(&vec![(1, 1)]), "{hunks:?}");
+        assert!(!hunks.contains_key("README.md"), "{hunks:?}");
+        assert_eq!(added, ["++ b/README.md", "fn backdoor() {}", "new", "x"]);
+        assert_eq!(unquote("\"b/\\303\\251t\\\"\""), "b/ét\"");
     }
 
     #[test]

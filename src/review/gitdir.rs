@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 /// The files under `.git/` whose contents can make git run a command.
 const WATCHED_FILES: &[&str] = &["config", "info/attributes", "commondir"];
+/// The most of one watched file read into its digest.
+const MAX_SEALED_BYTES: u64 = 16 << 20;
 /// The directories whose every entry can (hooks).
 const WATCHED_DIRS: &[&str] = &["hooks"];
 
@@ -78,8 +80,28 @@ fn digest(path: &Path) -> Option<[u8; 32]> {
         hasher.update(b"link:");
         hasher.update(std::fs::read_link(path).ok()?.as_os_str().as_encoded_bytes());
     } else if meta.is_file() {
+        // Read bounded, without blocking (a FIFO swapped in after the stat) or
+        // following a symlink: past the bound the size and times stand for the rest.
+        use std::io::Read;
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)
+            .ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_SEALED_BYTES).read_to_end(&mut bytes).ok()?;
         hasher.update(b"file:");
-        hasher.update(&std::fs::read(path).ok()?);
+        hasher.update(&meta.len().to_le_bytes());
+        if meta.len() > MAX_SEALED_BYTES {
+            hasher.update(&meta.mtime_nsec().to_le_bytes()).update(&meta.mtime().to_le_bytes());
+            hasher.update(&meta.ino().to_le_bytes());
+        }
+        hasher.update(&bytes);
     }
     Some(*hasher.finalize().as_bytes())
 }

@@ -262,7 +262,8 @@ fn correctless_answers_rounds_and_rules_are_read_as_the_original_writes_them() {
     let chosen = |files: &[&str]| -> Vec<String> {
         let files: Vec<String> = files.iter().map(|f| f.to_string()).collect();
         let git = reviewhost::hostgit::HostGit::temporary(&repo.root).unwrap();
-        fix_review::rules(&git, head.trim(), &files).unwrap().into_iter().map(|r| r.path).collect()
+        let tree = git.import(head.trim()).unwrap();
+        fix_review::rules(&git, &tree, &files).unwrap().into_iter().map(|r| r.path).collect()
     };
     assert_eq!(chosen(&["scripts/lib.sh"]), [".claude/rules/canonicalize-path.md"]);
     assert_eq!(chosen(&["hooks/workflow-gate.sh", "README.md"]), [".claude/rules/hooks-pretooluse.md"]);

@@ -343,3 +343,173 @@ fn a_pass_whose_changes_cannot_be_reviewed_never_ends_at_zero_findings() {
     assert!(state["passes"][0]["unreviewed"].as_str().is_some_and(|s| s.contains("no snapshot")), "{state}");
     assert_eq!(marks.left(), Vec::<String>::new());
 }
+
+/// Runs `command`, killing it after `seconds`: `None` when it had to be killed.
+fn within(mut command: std::process::Command, seconds: u64) -> Option<Output> {
+    use std::io::Read;
+    let mut child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let began = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+            child.stdout.take().unwrap().read_to_end(&mut stdout).unwrap();
+            child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+            return Some(Output { status, stdout, stderr });
+        }
+        if began.elapsed() > std::time::Duration::from_secs(seconds) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The file of the loose object `id` in `root`'s repository.
+fn loose(root: &Path, id: &str) -> PathBuf {
+    root.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+#[test]
+fn a_hostile_object_store_is_refused_at_once_never_waited_on() {
+    for attack in ["alternates-fifo", "object-fifo", "alternates-zero", "info-symlink", "alternates-elsewhere"] {
+        let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+        committed(&scripted.root);
+        let objects = scripted.root.join(".git/objects");
+        let fifo = |path: &Path| {
+            let status = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+            assert!(status.success());
+        };
+        match attack {
+            "alternates-fifo" => fifo(&objects.join("info/alternates")),
+            "object-fifo" => {
+                let head = git(&scripted.root, &["rev-parse", "HEAD"]);
+                let path = loose(&scripted.root, head.trim());
+                std::fs::remove_file(&path).unwrap();
+                fifo(&path);
+            }
+            "alternates-zero" => std::os::unix::fs::symlink("/dev/zero", objects.join("info/alternates")).unwrap(),
+            "info-symlink" => {
+                let elsewhere = scripted.dir.path().join("elsewhere");
+                std::fs::create_dir_all(&elsewhere).unwrap();
+                fifo(&elsewhere.join("alternates"));
+                std::fs::remove_dir_all(objects.join("info")).unwrap();
+                std::os::unix::fs::symlink(&elsewhere, objects.join("info")).unwrap();
+            }
+            _ => std::fs::write(objects.join("info/alternates"), "/tmp\n").unwrap(),
+        }
+        scripted.write("src/lib.rs", "pub fn g() {}\n");
+        let mut command = scripted.command("fix-review");
+        command.arg(&scripted.root).args(["--since", "HEAD"]);
+        let out = within(command, 60).unwrap_or_else(|| panic!("{attack}: reviewhost hung"));
+        assert_eq!(out.status.code(), Some(2), "{attack}: {}\n{}", stdout(&out), stderr(&out));
+        assert!(stderr(&out).contains("not a git repository"), "{attack}: {}", stderr(&out));
+        assert_eq!(scripted.calls("fix-diff-reviewer"), 0, "{attack}");
+    }
+}
+
+#[test]
+fn another_repositorys_objects_never_reach_the_reviewer() {
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    let secret = scripted.dir.path().join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("keys.env"), "API_KEY=hunter2\n").unwrap();
+    git(&secret, &["init", "-q"]);
+    git(&secret, &["add", "-A"]);
+    git(&secret, &["commit", "-qm", "secret"]);
+    // The repository's refs are the other repository's, through a symlink.
+    std::fs::remove_dir_all(scripted.root.join(".git/refs")).unwrap();
+    std::os::unix::fs::symlink(secret.join(".git/refs"), scripted.root.join(".git/refs")).unwrap();
+    let _ = std::fs::remove_file(scripted.root.join(".git/packed-refs"));
+    let out = fix_review(&scripted);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    if scripted.calls("fix-diff-reviewer") > 0 {
+        assert!(!scripted.prompt("fix-diff-reviewer", 1).contains("hunter2"));
+    }
+}
+
+#[test]
+fn planted_objects_cannot_show_the_reviewer_other_bytes() {
+    // A loose object holding harmless bytes under the id of the backdoor's: git would
+    // take the planted object for the work tree's file and never write its own.
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    let evil = "pub fn backdoor() { std::process::Command::new(\"sh\"); }\n";
+    scripted.write("evil.tmp", evil);
+    let evil_id = git(&scripted.root, &["hash-object", "evil.tmp"]);
+    scripted.write("benign.tmp", "pub fn harmless() {}\n");
+    let benign_id = git(&scripted.root, &["hash-object", "-w", "benign.tmp"]);
+    std::fs::remove_file(scripted.root.join("evil.tmp")).unwrap();
+    std::fs::remove_file(scripted.root.join("benign.tmp")).unwrap();
+    let planted = loose(&scripted.root, evil_id.trim());
+    std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+    std::fs::copy(loose(&scripted.root, benign_id.trim()), &planted).unwrap();
+    scripted.write("src/lib.rs", evil);
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let prompt = scripted.prompt("fix-diff-reviewer", 1);
+    assert!(prompt.contains("+pub fn backdoor()") && !prompt.contains("harmless"), "{prompt}");
+
+    // A commit object replaced by another commit's bytes: the start is refused.
+    let forged = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&forged.root);
+    forged.write("src/lib.rs", "pub fn f() {}\npub fn two() {}\n");
+    git(&forged.root, &["commit", "-qam", "two"]);
+    let first = git(&forged.root, &["rev-parse", "HEAD~1"]);
+    let second = git(&forged.root, &["rev-parse", "HEAD"]);
+    let target = loose(&forged.root, first.trim());
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::copy(loose(&forged.root, second.trim()), &target).unwrap();
+    let out = forged.command("fix-review").arg(&forged.root).args(["--since", first.trim()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    // git's own parse of the commit or reviewhost's second hash: refused either way.
+    let e = stderr(&out);
+    assert!(e.contains("does not hash to its id") || e.contains("hash mismatch"), "{e}");
+    assert_eq!(forged.calls("fix-diff-reviewer"), 0);
+}
+
+#[test]
+fn a_gitmodules_file_cannot_hide_an_embedded_repository() {
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    scripted.write(".gitmodules", "[submodule \"inner\"]\n\tpath = vendor/inner\n\tignore = all\n");
+    git(&scripted.root, &["add", ".gitmodules"]);
+    git(&scripted.root, &["commit", "-qm", "modules"]);
+    let inner = scripted.root.join("vendor/inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    std::fs::write(inner.join("backdoor.rs"), "fn evil() {}\n").unwrap();
+    git(&inner, &["init", "-q"]);
+    git(&inner, &["add", "-A"]);
+    git(&inner, &["commit", "-qm", "hidden"]);
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("embedded git repository (vendor/inner)"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_ambiguous_start_is_refused_and_a_relative_path_entry_finds_no_git() {
+    let marks = Marks::new();
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    git(&scripted.root, &["tag", "main"]);
+    git(&scripted.root, &["branch", "-f", "main"]);
+    let out = scripted.command("fix-review").arg(&scripted.root).args(["--since", "main"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("ambiguous"), "{}", stderr(&out));
+
+    // A `git` shipped in the root, with `.` first on PATH.
+    hook(&scripted.root.join("git"), &marks.path("repository-git"));
+    scripted.write("src/lib.rs", "pub fn g() {}\n");
+    let path = format!(".:{}", std::env::var("PATH").unwrap());
+    let out = scripted
+        .command("fix-review")
+        .arg(&scripted.root)
+        .args(["--since", "HEAD"])
+        .current_dir(&scripted.root)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(marks.left(), Vec::<String>::new());
+}
