@@ -105,6 +105,8 @@ pub enum GitError {
     TimedOut { args: String },
     #[error("{revision}: {reason}")]
     Untrusted { revision: String, reason: String },
+    #[error("the work tree cannot be shown whole: {reason}")]
+    Unreviewable { reason: String },
 }
 
 /// git, run for one root with a private git directory (see the module note).
@@ -119,6 +121,8 @@ pub struct HostGit {
     repository: Result<(), String>,
     /// git, by its absolute path.
     program: PathBuf,
+    /// `HEAD`'s tree, imported once.
+    head: std::sync::OnceLock<Option<String>>,
 }
 
 impl HostGit {
@@ -216,7 +220,7 @@ impl HostGit {
         write("packed-refs", &format!("# pack-refs with: sorted \n{refs}"))?;
         write("HEAD", &head)?;
         let program = find_git()?;
-        Ok(HostGit { root, dir, program, _temp: temp, repository })
+        Ok(HostGit { root, dir, program, _temp: temp, repository, head: std::sync::OnceLock::new() })
     }
 
     /// The root, canonical.
@@ -237,6 +241,9 @@ impl HostGit {
             return Err(GitError::BadRevision(revision.to_string()));
         }
         self.repository()?;
+        // Again at each import: a writing agent may have changed the store since.
+        check_object_store(&self.root.join(".git/objects"))
+            .map_err(|reason| GitError::NotARepository { root: self.root.clone(), reason })?;
         let untrusted = |reason: String| GitError::Untrusted { revision: revision.to_string(), reason };
         let spec = format!("{revision}^{{commit}}");
         let resolved = self.git(&["rev-parse", "--verify", "--end-of-options", &spec]).repository().run()?;
@@ -320,16 +327,35 @@ impl HostGit {
         Ok(made)
     }
 
-    /// The tree of the repository's `HEAD`, imported, if it has one.
+    /// The tree of the repository's `HEAD`, imported, if it has one (once per value:
+    /// the refs were copied once).
     pub fn head(&self) -> Option<String> {
-        self.repository().ok()?;
-        self.git(&["rev-parse", "--verify", "-q", "HEAD^{commit}"]).repository().run().ok()?;
-        self.import("HEAD").ok()
+        self.head
+            .get_or_init(|| {
+                self.repository().ok()?;
+                self.git(&["rev-parse", "--verify", "-q", "HEAD^{commit}"]).repository().run().ok()?;
+                self.import("HEAD").ok()
+            })
+            .clone()
     }
 
     /// The work tree as git's `add -A` sees it (tracked and untracked files, minus
-    /// ignored ones and `exclude`), as a tree object.
-    pub fn worktree_tree(&self, exclude: &[&str]) -> Result<String, GitError> {
+    /// ignored ones and `exclude`), as a tree object. The index starts from `base` (a
+    /// tree or commit in the private store; `HEAD`'s tree when `None`), so every file
+    /// `base` holds stays in, ignored or not. Refused, before git reads the tree, when
+    /// it holds what git would hide or wait on ([`check_work_tree`]), and after, when a
+    /// `.gitignore` hides itself.
+    pub fn worktree_tree(&self, base: Option<&str>, exclude: &[&str]) -> Result<String, GitError> {
+        let unreviewable = |reason: String| GitError::Unreviewable { reason };
+        let base = match base {
+            Some(base) => Some(base.to_string()),
+            None => self.head(),
+        };
+        let gitlinks = match &base {
+            Some(base) => self.gitlink_paths(base)?,
+            None => Vec::new(),
+        };
+        let ignore_files = check_work_tree(&self.root, exclude, &gitlinks).map_err(unreviewable)?;
         let index = tempfile::Builder::new()
             .prefix("index-")
             .tempfile_in(&self.dir)
@@ -338,21 +364,64 @@ impl HostGit {
         let index = index.into_temp_path();
         let _ = std::fs::remove_file(&index);
         let index_path = index.to_path_buf();
-        if let Some(head) = self.head() {
-            self.text(&["read-tree", &head], Some(&index_path))?;
+        if let Some(base) = &base {
+            self.text(&["read-tree", base], Some(&index_path))?;
         }
         let excluded: Vec<String> = exclude.iter().map(|e| format!(":(exclude){e}")).collect();
         let mut add = vec!["add", "-A", "--", "."];
         add.extend(excluded.iter().map(String::as_str));
         self.text(&add, Some(&index_path))?;
+        self.refuse_self_ignored(&ignore_files, &index_path)?;
         let tree = self.text(&["write-tree"], Some(&index_path))?.trim().to_string();
         Ok(tree)
     }
 
+    /// The paths of `tree`'s gitlinks (submodules), which may hold a `.git`.
+    fn gitlink_paths(&self, tree: &str) -> Result<Vec<String>, GitError> {
+        let listing = self.bytes(&["ls-tree", "-r", "-z", tree], None)?;
+        Ok(listing
+            .split(|b| *b == 0)
+            .filter(|e| e.starts_with(b"160000 "))
+            .filter_map(|e| {
+                e.iter().position(|b| *b == b'\t').map(|tab| String::from_utf8_lossy(&e[tab + 1..]).into_owned())
+            })
+            .collect())
+    }
+
+    /// Refuses a `.gitignore` that hides itself from the snapshot (not in the index
+    /// after `add -A`) while its directory is not ignored by another: its rules would
+    /// hide files without the rule itself being shown.
+    fn refuse_self_ignored(&self, ignore_files: &[String], index: &Path) -> Result<(), GitError> {
+        if ignore_files.is_empty() {
+            return Ok(());
+        }
+        let mut args = vec!["ls-files", "-z", "--cached", "--"];
+        args.extend(ignore_files.iter().map(String::as_str));
+        let listed = self.bytes(&args, Some(index))?;
+        let listed: Vec<&[u8]> = listed.split(|b| *b == 0).collect();
+        let hidden: Vec<&String> = ignore_files.iter().filter(|f| !listed.contains(&f.as_bytes())).collect();
+        for file in hidden {
+            let dir = Path::new(file).parent().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+            let dir_ignored = !dir.is_empty()
+                && self
+                    // Without a trailing slash: with one, git applies the directory's own
+                    // .gitignore to it.
+                    .git(&["check-ignore", "-q", "--no-index", "--", &dir])
+                    .run()
+                    .is_ok();
+            if !dir_ignored {
+                return Err(GitError::Unreviewable {
+                    reason: format!("{} ignores itself: the files it hides would not be shown", escape(file)),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Snapshots the work tree as a commit under `refs/reviewhost/NAME` of the private
     /// directory.
-    pub fn snapshot(&self, name: &str, exclude: &[&str]) -> Result<String, GitError> {
-        let tree = self.worktree_tree(exclude)?;
+    pub fn snapshot(&self, name: &str, base: Option<&str>, exclude: &[&str]) -> Result<String, GitError> {
+        let tree = self.worktree_tree(base, exclude)?;
         let message = format!("reviewhost: working tree ({name})");
         let commit = self.text(&["commit-tree", &tree, "-m", &message], None)?;
         let commit = commit.trim().to_string();
@@ -383,7 +452,7 @@ impl HostGit {
     /// committed, staged, unstaged and untracked (not ignored).
     pub fn changed_since(&self, revision: &str) -> Result<Vec<String>, GitError> {
         let start = self.import(revision)?;
-        let tree = self.worktree_tree(&[])?;
+        let tree = self.worktree_tree(Some(&start), &[])?;
         self.changed(&start, &tree)
     }
 
@@ -755,6 +824,65 @@ fn quote_path(path: &[u8]) -> Vec<u8> {
     }
     out.push(b'"');
     out
+}
+
+/// The most entries [`check_work_tree`] walks.
+const MAX_WALKED: usize = 4_000_000;
+
+/// Walks the work tree (never following a symlink, skipping the root's `.git` and the
+/// `exclude`d paths) for what git would hide from a snapshot or wait on: a `.git`
+/// anywhere below the root that is not a submodule of `gitlinks` (git skips what is
+/// inside it), and a `.gitignore`, `.gitattributes` or `.gitmodules` that is not a
+/// regular file (a FIFO would block git's open). Returns the `.gitignore` files found.
+fn check_work_tree(root: &Path, exclude: &[&str], gitlinks: &[String]) -> Result<Vec<String>, String> {
+    let mut ignore_files = Vec::new();
+    let mut stack: Vec<(PathBuf, String)> = vec![(root.to_path_buf(), String::new())];
+    let mut walked = 0usize;
+    while let Some((dir, relative)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            walked += 1;
+            if walked > MAX_WALKED {
+                return Err(format!("more than {MAX_WALKED} entries in the work tree"));
+            }
+            let name = entry.file_name();
+            let name_text = name.to_string_lossy();
+            let path = if relative.is_empty() { name_text.to_string() } else { format!("{relative}/{name_text}") };
+            if exclude.iter().any(|e| path == *e || path.starts_with(&format!("{e}/"))) {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            if name == ".git" {
+                if relative.is_empty() {
+                    continue;
+                }
+                if gitlinks.contains(&relative) {
+                    continue;
+                }
+                return Err(format!(
+                    "{}: a nested .git, whose contents git leaves out of every snapshot",
+                    escape(&path)
+                ));
+            }
+            if matches!(name.to_str(), Some(".gitignore" | ".gitattributes" | ".gitmodules")) {
+                if !kind.is_file() && !kind.is_symlink() {
+                    return Err(format!("{}: not a regular file", escape(&path)));
+                }
+                if name == ".gitignore" && kind.is_file() {
+                    ignore_files.push(path.clone());
+                }
+            }
+            if kind.is_dir() {
+                stack.push((entry.path(), path));
+            }
+        }
+    }
+    Ok(ignore_files)
+}
+
+/// `text` with control characters escaped, for a message.
+fn escape(text: &str) -> String {
+    text.chars().flat_map(char::escape_debug).collect()
 }
 
 /// Refuses an object store git could hang or be misled on: anything but directories

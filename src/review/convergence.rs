@@ -234,8 +234,8 @@ impl<'a> Convergence<'a> {
     /// those whose track has changed files, and the `always` ones.
     fn select(&mut self, state: &State) -> Result<Selection<'a>, ReviewError> {
         let n = state.pass;
-        let snapshot = self.workspace.snapshot(n, &NOT_SNAPSHOT).map_err(|e| e.to_string());
         let previous = state.passes.last().and_then(|p| p.snapshot.clone());
+        let snapshot = self.workspace.snapshot(n, previous.as_deref(), &NOT_SNAPSHOT).map_err(|e| e.to_string());
         let changed = match (&previous, &snapshot) {
             (Some(from), Ok(to)) => self.workspace.changed(from, to).ok(),
             _ => None,

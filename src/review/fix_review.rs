@@ -415,7 +415,7 @@ impl Round<'_> {
     pub fn run(&self) -> Result<RoundResult, AbortCause> {
         let git = self.workspace.git().map_err(FixReviewError::from)?;
         let label = format!("fix-review-pass-{}-round-{}", self.pass, self.round);
-        let end = self.workspace.snapshot_ref(&label, self.exclude).map_err(FixReviewError::from)?;
+        let end = self.workspace.snapshot_ref(&label, Some(self.start), self.exclude).map_err(FixReviewError::from)?;
         let diff = round_diff(git, self.start, &end)?;
         if diff.files.is_empty() {
             self.event(&diff, &RoundResult::default())?;

@@ -218,15 +218,17 @@ impl Workspace {
 
     /// Snapshots the working tree (tracked and untracked files, minus ignored ones and
     /// `exclude`) as a commit under `refs/reviewhost/pass-N` of reviewhost's private git
-    /// directory. Works outside a git repository too (the snapshot then has no parent).
-    pub fn snapshot(&self, pass: u32, exclude: &[&str]) -> Result<String, GitError> {
-        self.snapshot_ref(&format!("pass-{pass}"), exclude)
+    /// directory, its index started from `base` (the previous snapshot; `HEAD` when
+    /// `None`) so no file once seen can hide behind a `.gitignore`. Works outside a git
+    /// repository too.
+    pub fn snapshot(&self, pass: u32, base: Option<&str>, exclude: &[&str]) -> Result<String, GitError> {
+        self.snapshot_ref(&format!("pass-{pass}"), base, exclude)
     }
 
     /// Snapshots the working tree as [`Workspace::snapshot`] does, as the commit of
     /// `refs/reviewhost/NAME`.
-    pub fn snapshot_ref(&self, name: &str, exclude: &[&str]) -> Result<String, GitError> {
-        self.git()?.snapshot(name, exclude)
+    pub fn snapshot_ref(&self, name: &str, base: Option<&str>, exclude: &[&str]) -> Result<String, GitError> {
+        self.git()?.snapshot(name, base, exclude)
     }
 
     /// Files that differ between two snapshots.

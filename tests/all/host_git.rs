@@ -216,7 +216,7 @@ fn an_embedded_repository_makes_the_round_unreviewable() {
     arm(&scripted.root, &marks);
     let out = fix_review(&scripted);
     assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
-    assert!(stderr(&out).contains("embedded git repository (vendor/inner)"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("vendor/inner/.git: a nested .git"), "{}", stderr(&out));
     assert_eq!(scripted.calls("fix-diff-reviewer"), 0);
     assert_eq!(marks.left(), Vec::<String>::new());
 }
@@ -484,7 +484,7 @@ fn a_gitmodules_file_cannot_hide_an_embedded_repository() {
     git(&inner, &["commit", "-qm", "hidden"]);
     let out = fix_review(&scripted);
     assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
-    assert!(stderr(&out).contains("embedded git repository (vendor/inner)"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("vendor/inner/.git: a nested .git"), "{}", stderr(&out));
 }
 
 #[test]
@@ -512,4 +512,70 @@ fn an_ambiguous_start_is_refused_and_a_relative_path_entry_finds_no_git() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
     assert_eq!(marks.left(), Vec::<String>::new());
+}
+
+#[test]
+fn ignore_rules_cannot_hide_a_change_from_the_reviewer() {
+    // A .gitignore that ignores itself and the backdoor it sits beside.
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    scripted.write("build.rs", "fn main() { std::process::Command::new(\"sh\"); }\n");
+    scripted.write(".gitignore", "build.rs\n.gitignore\n");
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains(".gitignore ignores itself"), "{}", stderr(&out));
+    // The same in a new directory.
+    std::fs::remove_file(scripted.root.join(".gitignore")).unwrap();
+    std::fs::remove_file(scripted.root.join("build.rs")).unwrap();
+    scripted.write(".cargo/.gitignore", "*\n");
+    scripted.write(".cargo/config.toml", "[build]\nrustc-wrapper = \"/tmp/evil\"\n");
+    let out = fix_review(&scripted);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains(".cargo/.gitignore ignores itself"), "{}", stderr(&out));
+    assert_eq!(scripted.calls("fix-diff-reviewer"), 0);
+
+    // A file the start tracks, ignored and no longer tracked by HEAD: its new bytes
+    // are shown, not a deletion.
+    let tracked = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&tracked.root);
+    tracked.write(".gitignore", "settings.py\n");
+    tracked.write("settings.py", "DEBUG = False\n");
+    git(&tracked.root, &["add", "-f", ".gitignore", "settings.py"]);
+    git(&tracked.root, &["commit", "-qm", "settings"]);
+    let start = git(&tracked.root, &["rev-parse", "HEAD"]);
+    git(&tracked.root, &["rm", "-q", "--cached", "settings.py"]);
+    git(&tracked.root, &["commit", "-qm", "untrack"]);
+    tracked.write("settings.py", "DEBUG = True\nBACKDOOR = 1\n");
+    let out = tracked.command("fix-review").arg(&tracked.root).args(["--since", start.trim()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let prompt = tracked.prompt("fix-diff-reviewer", 1);
+    assert!(prompt.contains("+BACKDOOR = 1") && !prompt.contains("deleted file"), "{prompt}");
+}
+
+#[test]
+fn what_git_would_skip_or_wait_on_in_the_work_tree_is_refused() {
+    for attack in ["payload-in-dot-git", "fifo-gitignore", "fifo-head-in-nested-git"] {
+        let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+        committed(&scripted.root);
+        scripted.write("src/lib.rs", "pub fn g() {}\n");
+        let fifo = |path: &Path| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+        };
+        match attack {
+            "payload-in-dot-git" => scripted.write("tools/.git/payload.py", "import os; os.system('x')\n"),
+            "fifo-gitignore" => fifo(&scripted.root.join("src/.gitignore")),
+            _ => {
+                std::fs::create_dir_all(scripted.root.join("vendor/x/.git/objects")).unwrap();
+                std::fs::create_dir_all(scripted.root.join("vendor/x/.git/refs")).unwrap();
+                fifo(&scripted.root.join("vendor/x/.git/HEAD"));
+            }
+        }
+        let mut command = scripted.command("fix-review");
+        command.arg(&scripted.root).args(["--since", "HEAD"]);
+        let out = within(command, 60).unwrap_or_else(|| panic!("{attack}: reviewhost hung"));
+        assert_eq!(out.status.code(), Some(2), "{attack}: {}\n{}", stdout(&out), stderr(&out));
+        assert!(stderr(&out).contains("the work tree cannot be shown whole"), "{attack}: {}", stderr(&out));
+        assert_eq!(scripted.calls("fix-diff-reviewer"), 0, "{attack}");
+    }
 }
