@@ -1,6 +1,12 @@
-//! One confined run: `prlimit` → `unshare` (a user and mount namespace where the
-//! scratch tmpfs and the overlay of the root are mounted) → `bwrap` (the namespaces and
-//! the filesystem the program sees) → the program.
+//! One confined run, under one of two confinements ([`Kind`]):
+//!
+//! - bubblewrap: `prlimit` → `unshare` (a user and mount namespace where the scratch
+//!   tmpfs and the overlay of the root are mounted) → `bwrap` (the namespaces and the
+//!   filesystem the program sees) → the program;
+//! - Landlock, where user namespaces are not available: the program itself, restricted
+//!   before it starts (`crate::landlocked`).
+//!
+//! [`Confinement::probe`] chooses bubblewrap when it works and Landlock otherwise.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -36,11 +42,11 @@ const SETUP_FAILED: i32 = 125;
 
 /// The system directories a program may need to run, read-only (a symlink, as on a
 /// merged-`/usr` system, is recreated as the same symlink).
-const SYSTEM_DIRS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"];
+pub(crate) const SYSTEM_DIRS: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"];
 
 /// The files of `/etc` programs read to start (the dynamic loader's cache, user and
 /// group names, time zone, certificates), read-only. Nothing else of `/etc`.
-const ETC: &[&str] = &[
+pub(crate) const ETC: &[&str] = &[
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
     "/etc/ld.so.conf.d",
@@ -55,7 +61,7 @@ const ETC: &[&str] = &[
 ];
 
 /// `PATH` inside the confinement, before the granted program's own directory.
-const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+pub(crate) const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 /// Caps on one confined run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,11 +159,46 @@ pub struct Unavailable(pub String);
 /// `RLIMIT_NPROC` to the host's root, even inside a user namespace, so a fork bomb
 /// would only meet the deadline; as `nobody` it meets the process cap, and the program
 /// never holds the host's root identity, even mapped.
-const UNPRIVILEGED: u32 = 65534;
+pub(crate) const UNPRIVILEGED: u32 = 65534;
 
-/// The tools the layers are built with, found once.
+/// Which confinement a [`Confinement`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// bubblewrap in unprivileged user namespaces, on an overlay of the root.
+    Bwrap,
+    /// Landlock and seccomp, where user namespaces are not available.
+    Landlock,
+}
+
+impl Kind {
+    /// Both, in the order [`Confinement::probe`] tries them.
+    pub const ALL: [Kind; 2] = [Kind::Bwrap, Kind::Landlock];
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Kind::Bwrap => "bwrap",
+            Kind::Landlock => "landlock",
+        })
+    }
+}
+
+/// A confinement this machine provides, found once ([`Confinement::probe`]).
 #[derive(Debug, Clone)]
 pub struct Confinement {
+    how: How,
+}
+
+#[derive(Debug, Clone)]
+enum How {
+    Bwrap(Bwrap),
+    Landlock(crate::landlocked::Landlock),
+}
+
+/// The tools the bubblewrap confinement is built with.
+#[derive(Debug, Clone)]
+struct Bwrap {
     /// `setpriv`, when reviewhost runs as root: the confinement drops to [`UNPRIVILEGED`].
     setpriv: Option<PathBuf>,
     prlimit: PathBuf,
@@ -167,41 +208,78 @@ pub struct Confinement {
     bwrap: PathBuf,
 }
 
+/// Whether this process is root (the confinements then drop to [`UNPRIVILEGED`]).
+pub(crate) fn running_as_root() -> bool {
+    std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+}
+
+/// The operator's `PATH` followed by the system directories, where tools are looked for.
+fn system_path() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(
+        std::env::split_paths(&path).chain(["/usr/sbin", "/usr/bin", "/sbin", "/bin"].map(PathBuf::from)),
+    )
+    .unwrap_or_default()
+}
+
 impl Confinement {
-    /// Finds the tools and runs `true` under every layer. The error names what is
-    /// missing, with how to provide it.
+    /// The confinement this machine provides: bubblewrap when it works, else Landlock.
+    /// Each is tried by running `true` under every layer; the error names what is missing
+    /// for both, with how to provide it.
     pub fn probe() -> Result<Confinement, Unavailable> {
+        let bwrap = match Confinement::probe_kind(Kind::Bwrap) {
+            Ok(confinement) => return Ok(confinement),
+            Err(Unavailable(why)) => why,
+        };
+        Confinement::probe_kind(Kind::Landlock).map_err(|Unavailable(landlock)| {
+            Unavailable(format!("bubblewrap: {bwrap}; Landlock, the fallback: {landlock}"))
+        })
+    }
+
+    /// The confinement `kind`, refused with what is missing when this machine cannot
+    /// provide it.
+    pub fn probe_kind(kind: Kind) -> Result<Confinement, Unavailable> {
         if !cfg!(target_os = "linux") {
             return Err(Unavailable(
-                "confinement is built on Linux namespaces and this is not Linux \
+                "confinement is built on Linux namespaces or Landlock and this is not Linux \
                  (--allow-unconfined-programs runs them without it)"
                     .into(),
             ));
         }
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let system = std::env::join_paths(
-            std::env::split_paths(&path).chain(["/usr/sbin", "/usr/bin", "/sbin", "/bin"].map(PathBuf::from)),
-        )
-        .unwrap_or_default();
-        let find = |name: &str, package: &str| {
-            which::which_in(name, Some(&system), "/").map_err(|_| {
-                Unavailable(format!("'{name}' is not installed (Debian and Ubuntu: apt-get install {package})"))
-            })
+        let how = match kind {
+            Kind::Bwrap => How::Bwrap(Bwrap::find()?),
+            Kind::Landlock => How::Landlock(crate::landlocked::Landlock::probe()?),
         };
-        let as_root = std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
-        let confinement = Confinement {
-            setpriv: if as_root.unwrap_or(false) { Some(find("setpriv", "util-linux")?) } else { None },
-            prlimit: find("prlimit", "util-linux")?,
-            unshare: find("unshare", "util-linux")?,
-            mount: find("mount", "mount")?,
-            sh: find("sh", "dash")?,
-            bwrap: find("bwrap", "bubblewrap")?,
-        };
+        let confinement = Confinement { how };
+        confinement.run_true()?;
+        Ok(confinement)
+    }
+
+    /// Which confinement this is.
+    pub fn kind(&self) -> Kind {
+        match self.how {
+            How::Bwrap(_) => Kind::Bwrap,
+            How::Landlock(_) => Kind::Landlock,
+        }
+    }
+
+    /// The kernel's Landlock ABI, for a Landlock confinement: which of Landlock's rights
+    /// it has (4: TCP; 6: signals and abstract UNIX sockets scoped to the program).
+    pub fn landlock_abi(&self) -> Option<i32> {
+        match &self.how {
+            How::Bwrap(_) => None,
+            How::Landlock(landlock) => Some(landlock.abi()),
+        }
+    }
+
+    /// Runs `true` under every layer, in an empty root.
+    fn run_true(&self) -> Result<(), Unavailable> {
         let root = tempfile::Builder::new()
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .tempdir()
             .map_err(|e| Unavailable(format!("cannot make a directory to probe in: {e}")))?;
-        let tru = which::which_in("true", Some(&system), "/").map_err(|_| Unavailable("no 'true' program".into()))?;
+        let tru =
+            which::which_in("true", Some(system_path()), "/").map_err(|_| Unavailable("no 'true' program".into()))?;
         let job = Job {
             program: &tru,
             args: &[],
@@ -212,16 +290,28 @@ impl Confinement {
             read_only: &[],
             limits: Limits { timeout: Duration::from_secs(30), ..Limits::default() },
         };
-        match confinement.run(&job) {
-            Ok(Outcome { ended: Ended::Exited(0), .. }) => Ok(confinement),
-            Ok(outcome) => Err(Unavailable(format!(
-                "`true` did not run under bubblewrap and an overlay in a user namespace ({:?}): {} \
-                 (are unprivileged user namespaces enabled? sysctl kernel.unprivileged_userns_clone=1, \
-                 or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)",
+        let outcome = self.run(&job).map_err(|e| Unavailable(e.to_string()))?;
+        if outcome.ended == Ended::Exited(0) {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&outcome.stderr);
+        Err(Unavailable(match self.kind() {
+            Kind::Bwrap => format!(
+                "user namespaces are not available: `true` did not run under bubblewrap and an overlay in a \
+                 user namespace ({:?}): {} (are unprivileged user namespaces enabled? sysctl \
+                 kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu)",
                 outcome.ended,
-                String::from_utf8_lossy(&outcome.stderr).trim()
-            ))),
-            Err(e) => Err(Unavailable(e.to_string())),
+                stderr.trim()
+            ),
+            Kind::Landlock => format!("`true` did not run under Landlock ({:?}): {}", outcome.ended, stderr.trim()),
+        }))
+    }
+
+    /// Whether the program runs as [`UNPRIVILEGED`] (reviewhost was started as root).
+    fn as_nobody(&self) -> bool {
+        match &self.how {
+            How::Bwrap(bwrap) => bwrap.setpriv.is_some(),
+            How::Landlock(landlock) => landlock.as_nobody,
         }
     }
 
@@ -230,7 +320,7 @@ impl Confinement {
     /// symlink leads to) through directories others may search. Checked when a grant is
     /// made, so it is refused at once, with the reason, instead of failing every check.
     pub fn check_reachable(&self, program: &Path) -> Result<(), String> {
-        if self.setpriv.is_none() {
+        if !self.as_nobody() {
             return Ok(());
         }
         use std::os::unix::fs::PermissionsExt;
@@ -268,6 +358,33 @@ impl Confinement {
         if job.cwd.split('/').any(|part| part == "..") || job.cwd.starts_with('/') {
             return Err(RunError::Path { what: "working directory", path: job.cwd.into(), why: "not inside the root" });
         }
+        match &self.how {
+            How::Bwrap(bwrap) => bwrap.run(job, began),
+            How::Landlock(landlock) => landlock.run(job, began),
+        }
+    }
+}
+
+impl Bwrap {
+    /// Finds the tools. The error names what is missing, with how to provide it.
+    fn find() -> Result<Bwrap, Unavailable> {
+        let system = system_path();
+        let find = |name: &str, package: &str| {
+            which::which_in(name, Some(&system), "/").map_err(|_| {
+                Unavailable(format!("'{name}' is not installed (Debian and Ubuntu: apt-get install {package})"))
+            })
+        };
+        Ok(Bwrap {
+            setpriv: if running_as_root() { Some(find("setpriv", "util-linux")?) } else { None },
+            prlimit: find("prlimit", "util-linux")?,
+            unshare: find("unshare", "util-linux")?,
+            mount: find("mount", "mount")?,
+            sh: find("sh", "dash")?,
+            bwrap: find("bwrap", "bubblewrap")?,
+        })
+    }
+
+    fn run(&self, job: &Job, began: Instant) -> Result<Outcome, RunError> {
         // Readable by the unprivileged user a root-started confinement becomes; empty, and
         // hidden by the tmpfs mounted on it.
         let scratch = tempfile::Builder::new()
@@ -292,7 +409,7 @@ impl Confinement {
             std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o644))
                 .map_err(RunError::Scratch)?;
         }
-        let outcome = collect(self.command(job, scratch.path()), job.stdin, job.limits, began)?;
+        let outcome = collect(self.command(job, scratch.path()), job.stdin, job.limits, began, Reap::Child)?;
         if outcome.ended == Ended::Exited(SETUP_FAILED) && outcome.stderr.starts_with(b"reviewhost-confine: ") {
             return Err(RunError::Setup(String::from_utf8_lossy(&outcome.stderr).trim().to_string()));
         }
@@ -394,12 +511,31 @@ pub fn run_unconfined(
         .env("LANG", "C.UTF-8")
         .envs(env.iter().map(|(k, v)| (k, v)));
     crate::seccomp::inherit_nothing(&mut command);
-    collect(command, stdin, limits, began)
+    collect(command, stdin, limits, began, Reap::Child)
 }
 
+/// What ends with a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reap {
+    /// The process started; under bubblewrap the PID namespace ends with it.
+    Child,
+    /// The process group the process started leads (it was spawned with
+    /// `process_group(0)` and its descendants cannot leave the group).
+    Group,
+}
+
+/// How long a killed process group is given to be gone before the run is reported.
+const GROUP_GONE: Duration = Duration::from_secs(2);
+
 /// Spawns `command` with piped streams, feeds it `stdin`, and waits for it within the
-/// limits.
-fn collect(mut command: Command, stdin: &[u8], limits: Limits, began: Instant) -> Result<Outcome, RunError> {
+/// limits; with [`Reap::Group`], kills its process group when it ends or times out.
+pub(crate) fn collect(
+    mut command: Command,
+    stdin: &[u8],
+    limits: Limits,
+    began: Instant,
+    reap: Reap,
+) -> Result<Outcome, RunError> {
     let mut child =
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(RunError::Spawn)?;
     let writer = child.stdin.take().map(|mut pipe| {
@@ -409,7 +545,11 @@ fn collect(mut command: Command, stdin: &[u8], limits: Limits, began: Instant) -
     });
     let stdout = capture(child.stdout.take(), limits.output);
     let stderr = capture(child.stderr.take(), limits.output);
-    let status = wait(&mut child, limits.timeout).map_err(RunError::Spawn)?;
+    let status = match reap {
+        Reap::Child => wait(&mut child, limits.timeout),
+        Reap::Group => wait_group(&mut child, limits.timeout),
+    }
+    .map_err(RunError::Spawn)?;
     if let Some(writer) = writer {
         drop(writer.join());
     }
@@ -424,7 +564,7 @@ fn collect(mut command: Command, stdin: &[u8], limits: Limits, began: Instant) -
 }
 
 /// The directory of the file `program` leads to (`npx` → npm's `bin`).
-fn canonical_parent(program: &Path) -> Option<PathBuf> {
+pub(crate) fn canonical_parent(program: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(program).ok()?.parent().map(Path::to_path_buf)
 }
 
@@ -460,6 +600,77 @@ fn wait(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStat
             child.wait()?;
             Ok(None)
         }
+    }
+}
+
+/// Waits at most `timeout` for `child`, the leader of its own process group, without
+/// reaping it: while it is not reaped its PID, which is the group's ID, cannot be given
+/// to another process, so the group can be killed without hitting a stranger. Then kills
+/// the whole group (the processes the program left behind as well as, at the deadline,
+/// the program), reaps the leader, and waits until the group is gone. `None`: timed out.
+fn wait_group(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
+    let pid = libc::pid_t::try_from(child.id()).map_err(std::io::Error::other)?;
+    let exited = exits_within(pid, timeout)?;
+    // SAFETY: kill(2) with a negative PID signals the group `pid` leads; the leader is
+    // our unreaped child, so the group is the one it made.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let status = child.wait()?;
+    let gone_by = Instant::now() + GROUP_GONE;
+    // SAFETY: signal 0 only asks whether the group still has a member.
+    while unsafe { libc::kill(-pid, 0) } == 0 && Instant::now() < gone_by {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    Ok(exited.then_some(status))
+}
+
+/// Whether process `pid`, a child of this process, exits within `timeout`; it is left
+/// unreaped. A pidfd tells at once (Linux 5.3, older than any Landlock); where one
+/// cannot be had (a container's seccomp filter), `waitid(WNOWAIT)` is polled.
+fn exits_within(pid: libc::pid_t, timeout: Duration) -> std::io::Result<bool> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let deadline = Instant::now() + timeout;
+    // SAFETY: pidfd_open(pid, 0) returns a new descriptor or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0 as libc::c_uint) };
+    if pidfd >= 0 {
+        // SAFETY: the descriptor was just returned to us and is owned by nothing else.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as libc::c_int) };
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let millis = left.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
+            let mut poll = libc::pollfd { fd: pidfd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // SAFETY: one valid pollfd.
+            match unsafe { libc::poll(&mut poll, 1, millis) } {
+                n if n > 0 => return Ok(true),
+                0 if left.is_zero() => return Ok(false),
+                0 => {}
+                _ => {
+                    let error = std::io::Error::last_os_error();
+                    if error.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+    }
+    loop {
+        // SAFETY: an all-zero siginfo_t is valid; waitid fills it.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: waitid on our own child with a valid siginfo_t; WNOWAIT leaves it unreaped.
+        if unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) } != 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() != std::io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+            // SAFETY: si_pid is set by waitid when a child changed state, else left 0.
+        } else if unsafe { info.si_pid() } != 0 {
+            return Ok(true);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(false);
+        }
+        std::thread::sleep(left.min(Duration::from_millis(5)));
     }
 }
 

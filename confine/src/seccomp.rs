@@ -1,9 +1,9 @@
-//! The seccomp filters bubblewrap installs on a granted program, and what the program
-//! inherits from reviewhost (nothing: no descriptor above stderr, no session keyring).
+//! The seccomp filters on a granted program, and what the program inherits from
+//! reviewhost (nothing: no descriptor above stderr, no session keyring).
 //!
-//! The namespaces already keep the program from the network, other processes and the
-//! host's files; the filters cut the kernel's attack surface that an unprivileged user
-//! namespace still reaches, in the spirit of Flatpak's and Docker's default lists: a
+//! The confinement already keeps the program from the network, other processes and the
+//! host's files; the filters cut the kernel's attack surface that an unprivileged
+//! process still reaches, in the spirit of Flatpak's and Docker's default lists: a
 //! program gets `EPERM` for the keyrings (`keyctl`, `add_key`, `request_key`),
 //! `ptrace`, `perf_event_open`, `bpf`, `userfaultfd`, `io_uring_*`, new namespaces
 //! (`unshare`, `setns`, `clone` with a `CLONE_NEW*` flag), mounts and the new mount
@@ -14,10 +14,20 @@
 //! bit 30 set, which would otherwise reach the same calls under other numbers). A call
 //! of another architecture's ABI (32-bit `int 0x80`) kills the process.
 //!
-//! Two filters, both given to `bwrap --add-seccomp-fd`: the list, compiled by
-//! `seccompiler`, and a six-instruction filter written here for what `seccompiler`
-//! cannot say (a range of numbers, a second errno). The kernel runs both and the most
-//! restrictive answer wins.
+//! Two filters: the list, compiled by `seccompiler`, and a six-instruction filter written
+//! here for what `seccompiler` cannot say (a range of numbers, a second errno). The
+//! kernel runs both and the most restrictive answer wins. Under bubblewrap both are given
+//! to `bwrap --add-seccomp-fd` ([`filters`]); under Landlock, which has no namespaces
+//! behind it, the list also refuses (`landlock_filters`):
+//!
+//! - `setsid` and `setpgid`, so that no process the program starts can leave the process
+//!   group the deadline kills;
+//! - `socket` for every family, so that neither TCP, UDP, raw, netlink nor packet
+//!   sockets can be made, nor a UNIX socket that would connect to a host service by
+//!   path (`/run/user/UID/bus`, `/var/run/docker.sock`) or by abstract name, which
+//!   Landlock before ABI 9 does not mediate; `socketpair(AF_UNIX)` stays, as pipes do;
+//! - `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)`, which push input into a terminal (the
+//!   program shares the operator's session: it cannot leave it).
 
 use std::collections::BTreeMap;
 
@@ -91,26 +101,57 @@ const NAMESPACE_FLAGS: [u64; 8] = [
     0x80, // CLONE_NEWTIME
 ];
 
-/// The filters, each as the bytes of a `struct sock_filter` array (what bubblewrap
-/// reads from `--add-seccomp-fd`). `Err` on an architecture reviewhost has no filter
-/// for.
+/// What the Landlock confinement refuses besides [`DENIED`], with `EPERM`.
+const LANDLOCK_DENIED: &[i64] = &[libc::SYS_setsid, libc::SYS_setpgid, libc::SYS_socket];
+
+/// The terminal `ioctl`s that inject input (refused under Landlock).
+#[allow(clippy::unnecessary_cast, reason = "the requests are a `c_ulong` with glibc, a `c_int` with musl")]
+const TERMINAL_INJECTION: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+
+/// The filters bubblewrap installs, each as the bytes of a `struct sock_filter` array
+/// (what bubblewrap reads from `--add-seccomp-fd`). `Err` on an architecture reviewhost
+/// has no filter for.
 pub fn filters() -> Result<[Vec<u8>; 2], String> {
+    let [list, extra] = programs(false)?;
+    Ok([bytes(&list), bytes(&extra)])
+}
+
+/// The filters the Landlock confinement installs itself, before it runs the program:
+/// those of [`filters`], with the list also refusing `setsid`, `setpgid`, `socket`,
+/// `socketpair` of any family but `AF_UNIX`, and the terminal `ioctl`s that inject input.
+pub(crate) fn landlock_filters() -> Result<[BpfProgram; 2], String> {
+    programs(true)
+}
+
+fn programs(landlock: bool) -> Result<[BpfProgram; 2], String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("no seccomp filter: {e:?}"))?;
+    let condition = |arg: u8, len: SeccompCmpArgLen, op: SeccompCmpOp, value: u64| {
+        let condition = SeccompCondition::new(arg, len, op, value).map_err(|e| format!("{e:?}"))?;
+        SeccompRule::new(vec![condition]).map_err(|e| format!("{e:?}"))
+    };
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
     // `clone(flags, …)` on x86_64 and aarch64 alike: the flags are the first argument.
     let clone_rules = NAMESPACE_FLAGS
         .iter()
-        .map(|&flag| {
-            let condition = SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag)
-                .map_err(|e| format!("{e:?}"))?;
-            SeccompRule::new(vec![condition]).map_err(|e| format!("{e:?}"))
-        })
+        .map(|&flag| condition(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag))
         .collect::<Result<Vec<_>, String>>()?;
     rules.insert(libc::SYS_clone, clone_rules);
+    if landlock {
+        rules.extend(LANDLOCK_DENIED.iter().map(|&nr| (nr, Vec::new())));
+        // `socketpair(domain, …)`: only a pair of UNIX sockets, which reaches nothing.
+        let other_family = condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?;
+        rules.insert(libc::SYS_socketpair, vec![other_family]);
+        // `ioctl(fd, request, …)`: the request is an `unsigned int`, its low 32 bits.
+        let injection = TERMINAL_INJECTION
+            .iter()
+            .map(|&request| condition(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request))
+            .collect::<Result<Vec<_>, String>>()?;
+        rules.insert(libc::SYS_ioctl, injection);
+    }
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
         .map_err(|e| format!("{e:?}"))?;
     let list: BpfProgram = filter.try_into().map_err(|e| format!("{e:?}"))?;
-    Ok([bytes(&list), bytes(&enosys(arch))])
+    Ok([list, enosys(arch)])
 }
 
 /// `clone3` and, on x86_64, the x32 ABI: `ENOSYS`. Other architectures are left to the
@@ -195,5 +236,8 @@ mod tests {
         let [list, extra] = filters().unwrap();
         assert!(list.len() > 8 * DENIED.len() && list.len() % 8 == 0, "{}", list.len());
         assert_eq!(extra.len(), 7 * 8);
+        let [landlock, enosys] = landlock_filters().unwrap();
+        assert!(landlock.len() * 8 > list.len() + LANDLOCK_DENIED.len(), "{}", landlock.len());
+        assert_eq!(bytes(&enosys), extra);
     }
 }
