@@ -144,6 +144,9 @@ pub struct RunReport {
     pub confidence: Confidence,
     /// The shard that ran, if any.
     pub shard: Option<Shard>,
+    /// How granted host programs ran (`bwrap`, `landlock`, `unconfined`); `None`
+    /// without grants.
+    pub confinement: Option<&'static str>,
 }
 
 /// A sandbox plus the checks it runs: reusable across runs.
@@ -247,6 +250,7 @@ impl Runner {
             results: selected.iter().map(|&i| file.assertions()[i].clone()).zip(outcomes).collect(),
             confidence,
             shard: options.shard,
+            confinement: self.checks.sandbox().grants().map(|g| g.confinement()),
         })
     }
 

@@ -73,6 +73,10 @@ pub struct Limits {
     /// Address space of each process (`RLIMIT_AS`). JavaScript engines reserve large
     /// virtual ranges: too small a cap stops `node` before it runs a line.
     pub address_space: u64,
+    /// Memory each process may write to (`RLIMIT_DATA`: its heap and private writable
+    /// mappings, what a process really holds, unlike the ranges a JIT reserves). The
+    /// bound for real memory, per process.
+    pub data: u64,
     /// Processes of the run's user (`RLIMIT_NPROC`).
     pub processes: u64,
     /// Largest file a process may write (`RLIMIT_FSIZE`).
@@ -90,6 +94,7 @@ impl Default for Limits {
             timeout: Duration::from_secs(120),
             cpu: Duration::from_secs(120),
             address_space: 16 << 30,
+            data: 1 << 30,
             processes: 512,
             file_size: 256 << 20,
             scratch: 1 << 30,
@@ -436,6 +441,7 @@ impl Bwrap {
             .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
             .arg(format!("--cpu={}", limits.cpu.as_secs().max(1)))
             .arg(format!("--as={}", limits.address_space))
+            .arg(format!("--data={}", limits.data))
             .arg(format!("--nproc={}", limits.processes))
             .arg(format!("--fsize={}", limits.file_size))
             .arg("--core=0")
@@ -616,11 +622,32 @@ fn wait_group(child: &mut Child, timeout: Duration) -> std::io::Result<Option<Ex
     unsafe { libc::kill(-pid, libc::SIGKILL) };
     let status = child.wait()?;
     let gone_by = Instant::now() + GROUP_GONE;
-    // SAFETY: signal 0 only asks whether the group still has a member.
-    while unsafe { libc::kill(-pid, 0) } == 0 && Instant::now() < gone_by {
+    // A killed member that is already a zombie holds nothing and cannot run: waiting for
+    // whoever reaps it (PID 1, which may be slow or never do it in a container) would
+    // only delay the report past the check's deadline.
+    while group_runs(pid) && Instant::now() < gone_by {
         std::thread::sleep(Duration::from_millis(2));
     }
     Ok(exited.then_some(status))
+}
+
+/// Whether the process group `pgid` has a member that is not a zombie, from
+/// `/proc/PID/stat` (state and group follow the command name's closing parenthesis).
+fn group_runs(pgid: libc::pid_t) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        // SAFETY: signal 0 only asks whether the group still has a member.
+        return unsafe { libc::kill(-pgid, 0) } == 0;
+    };
+    entries.flatten().filter(|e| e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))).any(
+        |entry| {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { return false };
+            let Some(close) = stat.rfind(')') else { return false };
+            let mut fields = stat[close + 1..].split_whitespace();
+            let state = fields.next();
+            let group = fields.nth(1).and_then(|g| g.parse::<libc::pid_t>().ok());
+            group == Some(pgid) && state != Some("Z") && state != Some("X")
+        },
+    )
 }
 
 /// Whether process `pid`, a child of this process, exits within `timeout`; it is left
@@ -680,5 +707,73 @@ fn ended(status: ExitStatus) -> Ended {
         (Some(code), _) => Ended::Exited(code),
         (None, Some(signal)) => Ended::Signalled(signal),
         (None, None) => Ended::Exited(-1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// bubblewrap before 0.12.0 (CVE-2026-87766) can follow a symlink in the parent of a
+    /// mount destination it creates. No destination reviewhost asks for lies under a
+    /// path the repository controls: every mount is made while the new root holds only
+    /// what reviewhost put there, and the root itself (the only repository content) is
+    /// mounted last, so no destination is created after it is visible. Here a program
+    /// inside the root, behind a symlink the repository planted, and a toolchain
+    /// directory inside the root, as an operator may grant them.
+    #[test]
+    fn the_root_is_the_last_mount_so_no_destination_lies_under_repository_paths() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(outside.path().join("bin")).unwrap();
+        std::fs::write(outside.path().join("bin/tool"), "#!/bin/sh\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("node_modules")).unwrap();
+        let program = root.path().join("node_modules/bin/tool");
+        let read_only = [root.path().join("node_modules")];
+        let job = Job {
+            program: &program,
+            args: &[],
+            root: root.path(),
+            cwd: "",
+            stdin: b"",
+            env: &[],
+            read_only: &read_only,
+            limits: Limits::default(),
+        };
+        let tools = Bwrap {
+            setpriv: None,
+            prlimit: "/usr/bin/prlimit".into(),
+            unshare: "/usr/bin/unshare".into(),
+            mount: "/usr/bin/mount".into(),
+            sh: "/bin/sh".into(),
+            bwrap: "/usr/bin/bwrap".into(),
+        };
+        let scratch = tempfile::tempdir().unwrap();
+        let command = tools.command(&job, scratch.path());
+        let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let bwrap = args.iter().position(|a| a == "/usr/bin/bwrap").unwrap();
+        let args = &args[bwrap..];
+        let mounts = [
+            "--bind",
+            "--ro-bind",
+            "--ro-bind-try",
+            "--bind-try",
+            "--dev-bind",
+            "--symlink",
+            "--proc",
+            "--dev",
+            "--tmpfs",
+            "--dir",
+            "--mqueue",
+            "--file",
+            "--bind-data",
+            "--ro-bind-data",
+        ];
+        let mount_at: Vec<usize> = (0..args.len()).filter(|&i| mounts.contains(&args[i].as_str())).collect();
+        let last = *mount_at.last().unwrap();
+        assert_eq!(args[last], "--bind");
+        assert_eq!(args[last + 2], root.path().to_string_lossy(), "the root is the last mount: {args:?}");
+        let after: Vec<&String> = args[last + 3..].iter().filter(|a| a.starts_with("--")).collect();
+        assert!(after.iter().all(|a| ["--chdir", "--setenv", "--"].contains(&a.as_str())), "{after:?}");
     }
 }

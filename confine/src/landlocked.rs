@@ -106,9 +106,10 @@ impl Landlock {
         let ruleset = ruleset(job, &scratch.path).map_err(RunError::Setup)?;
         let filters = crate::seccomp::landlock_filters().map_err(RunError::Setup)?;
         let limits = job.limits;
-        let rlimits: [(libc::c_int, u64); 5] = [
+        let rlimits: [(libc::c_int, u64); 6] = [
             (libc::RLIMIT_CPU as libc::c_int, limits.cpu.as_secs().max(1)),
             (libc::RLIMIT_AS as libc::c_int, limits.address_space),
+            (libc::RLIMIT_DATA as libc::c_int, limits.data),
             (libc::RLIMIT_NPROC as libc::c_int, limits.processes),
             (libc::RLIMIT_FSIZE as libc::c_int, limits.file_size),
             (libc::RLIMIT_CORE as libc::c_int, 0),
@@ -273,7 +274,7 @@ fn file_only(access: BitFlags<AccessFs>) -> BitFlags<AccessFs> {
 /// What the child applies to itself between `fork` and `exec`, prepared by the parent.
 struct Restrict {
     /// Each resource and the value its soft and hard limits are set to.
-    rlimits: [(libc::c_int, u64); 5],
+    rlimits: [(libc::c_int, u64); 6],
     as_nobody: bool,
     ruleset: OwnedFd,
     filters: [seccompiler::BpfProgram; 2],

@@ -5,16 +5,18 @@
 //! repository under review cannot grant anything: its `reviewhost.toml` is not read here,
 //! even with `--trust-repo-config`, and an assertions file that asks is refused when it
 //! is loaded. Each grant is resolved once, now, on the operator's `PATH`; the machine's
-//! confinement is probed once, and a grant it cannot confine is refused unless
-//! `--allow-unconfined-programs` says otherwise (with a warning every run).
+//! confinement is probed once (bubblewrap where user namespaces work, else Landlock;
+//! `[run] confinement = "bwrap" | "landlock"` forces one, refused when the machine lacks
+//! it), and a grant it cannot confine is refused unless `--allow-unconfined-programs`
+//! says otherwise (with a warning every run).
 
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use reviewhost::review::agent::{CONFIG_FILE, Config, RunSettings};
+use reviewhost::review::agent::{CONFIG_FILE, Config, ConfinementKind, RunSettings};
 use reviewhost::review::trust::Sources;
 use reviewhost::sandbox::{Grants, ProgramRunner};
-use reviewhost_confine::{Confinement, resolve};
+use reviewhost_confine::{Confinement, Kind, resolve};
 
 /// The grants of a run, or `None` when nothing is granted.
 pub fn grants(allow: &[String], config: Option<&PathBuf>, unconfined: bool) -> anyhow::Result<Option<Grants>> {
@@ -30,7 +32,12 @@ pub fn grants(allow: &[String], config: Option<&PathBuf>, unconfined: bool) -> a
         .iter()
         .map(|name| resolve(name, &path).with_context(|| format!("cannot grant '{name}'")))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let runner = match Confinement::probe() {
+    let probed = match settings.confinement {
+        None => Confinement::probe(),
+        Some(ConfinementKind::Bwrap) => Confinement::probe_kind(Kind::Bwrap),
+        Some(ConfinementKind::Landlock) => Confinement::probe_kind(Kind::Landlock),
+    };
+    let runner = match probed {
         Ok(confinement) => ProgramRunner::Confined(confinement),
         Err(unavailable) if unconfined => {
             eprintln!(
@@ -53,7 +60,13 @@ pub fn grants(allow: &[String], config: Option<&PathBuf>, unconfined: bool) -> a
         }
     }
     let env = settings.program_env.iter().filter_map(|name| Some((name.clone(), std::env::var(name).ok()?))).collect();
-    Ok(Some(Grants::new(programs, runner, settings.toolchain_dirs, env)))
+    let mut grants = Grants::new(programs, runner, settings.toolchain_dirs, env);
+    if let Some(memory) = &settings.program_memory {
+        let bytes = reviewhost::sandbox::parse_memory(memory)
+            .map_err(|why| anyhow::anyhow!("[run] program_memory = {memory:?}: {why}"))?;
+        grants = grants.with_memory(bytes);
+    }
+    Ok(Some(grants))
 }
 
 /// `[run]` of the operator's configuration: `--config PATH`, else the user's

@@ -204,6 +204,11 @@ fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exi
     {
         eprintln!("reviewhost: {}", describe_pass(&pass));
     }
+    if detail == Detail::Verbose
+        && let Some(confinement) = report.confinement
+    {
+        eprintln!("reviewhost: granted programs ran under {confinement}");
+    }
     if let Some(path) = &args.baseline {
         return baselined(&report, &reports, detail, args.fail_on, path, args.update_baseline);
     }

@@ -15,6 +15,9 @@ struct Document<'a> {
     root: &'a std::path::Path,
     results: Vec<Result<'a>>,
     confidence: Confidence,
+    /// How granted host programs ran; absent without grants.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confinement: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -47,6 +50,7 @@ pub fn write_json(report: &RunReport, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect(),
         confidence: report.confidence,
+        confinement: report.confinement,
     };
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
@@ -159,5 +163,5 @@ pub fn merge(reports: &[(std::path::PathBuf, String)]) -> std::result::Result<Ru
         .collect();
     let passed = pairs.iter().filter(|(_, o)| o.status == Status::Pass).count();
     let confidence = Confidence::new(passed, pairs.len());
-    Ok(RunReport { file, root, results: pairs, confidence, shard: None })
+    Ok(RunReport { file, root, results: pairs, confidence, shard: None, confinement: None })
 }

@@ -31,6 +31,7 @@ fn failing(dir: &Path, n: usize, message_bytes: usize) -> RunReport {
         results: file.assertions().iter().map(|a| (a.clone(), outcome.clone())).collect(),
         confidence: Confidence::new(0, n),
         shard: None,
+        confinement: None,
     }
 }
 

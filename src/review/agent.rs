@@ -140,6 +140,22 @@ pub struct RunSettings {
     /// others are cleared).
     #[serde(default)]
     pub program_env: Vec<String>,
+    /// Memory each granted process may hold (`RLIMIT_DATA`), e.g. `"2GiB"`; default
+    /// 1 GiB.
+    #[serde(default)]
+    pub program_memory: Option<String>,
+    /// The confinement granted programs run under: `bwrap` or `landlock`. Unset, the
+    /// machine's probe chooses (bwrap where user namespaces work, else Landlock).
+    #[serde(default)]
+    pub confinement: Option<ConfinementKind>,
+}
+
+/// `[run] confinement` in `reviewhost.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfinementKind {
+    Bwrap,
+    Landlock,
 }
 
 /// What an agent is run with, after the per-agent overrides.

@@ -40,15 +40,35 @@ pub struct Grants {
     read_only: Vec<PathBuf>,
     /// Variables set for the programs, from the operator's environment.
     env: Vec<(String, String)>,
+    /// Memory each granted process may hold (`RLIMIT_DATA`).
+    memory: u64,
 }
 
 impl Grants {
     pub fn new(programs: Vec<Grant>, runner: Runner, read_only: Vec<PathBuf>, env: Vec<(String, String)>) -> Grants {
-        Grants { programs: programs.into_iter().map(|g| (g.name.clone(), g)).collect(), runner, read_only, env }
+        let memory = JobLimits::default().data;
+        Grants { programs: programs.into_iter().map(|g| (g.name.clone(), g)).collect(), runner, read_only, env, memory }
+    }
+
+    /// Sets the memory each granted process may hold (`[run] program_memory`).
+    pub fn with_memory(mut self, bytes: u64) -> Grants {
+        self.memory = bytes;
+        self
     }
 
     pub fn is_empty(&self) -> bool {
         self.programs.is_empty()
+    }
+
+    /// How the granted programs run: `bwrap`, `landlock` or `unconfined`.
+    pub fn confinement(&self) -> &'static str {
+        match &self.runner {
+            Runner::Confined(confinement) => match confinement.kind() {
+                reviewhost_confine::Kind::Bwrap => "bwrap",
+                reviewhost_confine::Kind::Landlock => "landlock",
+            },
+            Runner::Unconfined => "unconfined",
+        }
     }
 }
 
@@ -85,6 +105,7 @@ impl ProgramHost {
             timeout,
             cpu: timeout.max(Duration::from_secs(1)),
             output: self.output,
+            data: self.grants.memory,
             ..JobLimits::default()
         };
         let outcome = match &self.grants.runner {

@@ -57,7 +57,21 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
 /// `reviewhost run` of `assertions` on `root`, from a file outside the root, as JSON,
 /// with the system's programs first on PATH (the grants resolve to them).
 fn run_granted(root: &Path, assertions: Value, extra: &[&str]) -> (Output, BTreeMap<String, Value>) {
+    run_granted_under(None, root, assertions, extra).0
+}
+
+/// [`run_granted`] with `[run] confinement = KIND` in the operator's configuration; also
+/// the report's `confinement`.
+fn run_granted_under(
+    kind: Option<&str>,
+    root: &Path,
+    assertions: Value,
+    extra: &[&str],
+) -> ((Output, BTreeMap<String, Value>), Value) {
     let dir = tempfile::tempdir().unwrap();
+    if let Some(kind) = kind {
+        std::fs::write(dir.path().join("reviewhost.toml"), format!("[run]\nconfinement = \"{kind}\"\n")).unwrap();
+    }
     let file = dir.path().join("assertions.json");
     std::fs::write(&file, json!({ "assertions": assertions }).to_string()).unwrap();
     let out = reviewhost()
@@ -77,7 +91,8 @@ fn run_granted(root: &Path, assertions: Value, extra: &[&str]) -> (Output, BTree
         .as_array()
         .map(|results| results.iter().map(|r| (r["id"].as_str().unwrap().to_string(), r.clone())).collect())
         .unwrap_or_default();
-    (out, results)
+    let confinement = report["confinement"].clone();
+    ((out, results), confinement)
 }
 
 fn status(results: &BTreeMap<String, Value>, id: &str) -> String {
@@ -137,6 +152,20 @@ fn hostile_programs_are_contained_and_the_run_goes_on() {
     if !confinement_available() || !Path::new("/usr/bin/python3").exists() {
         return;
     }
+    for kind in ["bwrap", "landlock"] {
+        match reviewhost_confine::Confinement::probe_kind(match kind {
+            "bwrap" => reviewhost_confine::Kind::Bwrap,
+            _ => reviewhost_confine::Kind::Landlock,
+        }) {
+            Ok(_) => hostile_programs_under(kind),
+            Err(e) if std::env::var_os("REVIEWHOST_REQUIRE_CONFINEMENT").is_none() => eprintln!("skipped {kind}: {e}"),
+            Err(e) => panic!("{kind}: {e}"),
+        }
+    }
+}
+
+/// The hostile programs of the test above, under the confinement `kind`.
+fn hostile_programs_under(kind: &str) {
     let root = open_dir();
     std::fs::create_dir(root.path().join("src")).unwrap();
     std::fs::write(root.path().join("src/a.txt"), "hello\n").unwrap();
@@ -155,17 +184,22 @@ fn hostile_programs_are_contained_and_the_run_goes_on() {
         {"id": "H-daemon", "type": "shell_exit_zero", "command": py(&format!("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep({marker})\ntime.sleep({marker})"))},
         {"id": "H-disk", "type": "shell_exit_zero", "command": py("f = open('big', 'wb')\nfor _ in range(600):\n    f.write(b'\\0' * (1 << 20))\nprint('wrote 600 MiB')")},
         {"id": "H-env", "type": "grep_not_match", "command": format!("{} | grep canary-secret", py("import os\nfor k, v in os.environ.items(): print(k, v)"))},
-        {"id": "H-env-ran", "type": "grep_match", "command": format!("{} | grep -x 'HOME /tmp/home'", py("import os\nfor k, v in os.environ.items(): print(k, v)"))},
+        {"id": "H-env-ran", "type": "grep_match", "command": format!("{} | grep -E '^HOME /'", py("import os\nfor k, v in os.environ.items(): print(k, v)"))},
         {"id": "N-1", "type": "grep_match", "command": "grep -rn hello src"},
     ]);
     let before = snapshot(root.path());
-    let (out, results) = run_granted(root.path(), assertions, &["--allow-program", "python3", "--timeout", "5s"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let ((out, results), confinement) =
+        run_granted_under(Some(kind), root.path(), assertions, &["--allow-program", "python3", "--timeout", "5s"]);
+    assert!(out.status.success(), "{kind}: {}", stderr(&out));
+    assert_eq!(confinement, kind, "the report names the confinement");
     // The checkout's owner writes through the overlay; started as root, the program is
     // nobody and may not write root's files at all. Either way nothing reaches the root.
     let as_root = std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
     match as_root {
         true => assert!(message(&results, "H-write").contains("PermissionError"), "{}", message(&results, "H-write")),
+        false if kind == "landlock" => {
+            assert_eq!(status(&results, "H-write"), "fail", "writes refused: {}", message(&results, "H-write"))
+        }
         false => {
             assert_eq!(status(&results, "H-write"), "pass", "writes in the overlay: {}", message(&results, "H-write"))
         }
@@ -180,7 +214,7 @@ fn hostile_programs_are_contained_and_the_run_goes_on() {
     // process left (below).
     assert_eq!(status(&results, "H-daemon"), "error", "{}", message(&results, "H-daemon"));
     let daemon = message(&results, "H-daemon");
-    assert!(daemon.contains("deadline") || daemon.contains("timed out after"), "{daemon}");
+    assert!(daemon.contains("deadline") || daemon.contains("timed out after"), "{kind}: {daemon}");
     assert_eq!(status(&results, "H-disk"), "fail", "{}", message(&results, "H-disk"));
     assert!(!message(&results, "H-disk").contains("wrote 600 MiB"));
     assert_eq!(status(&results, "H-env"), "pass", "{}", message(&results, "H-env"));
@@ -307,4 +341,25 @@ fn agent_commands_need_no_missing_program_once_granted() {
         missing.len()
     );
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// A granted process holds at most `[run] program_memory` (`RLIMIT_DATA`, default
+/// 1 GiB): what it really writes, not the ranges a JIT reserves.
+#[test]
+fn a_granted_program_holds_no_more_memory_than_the_operator_allows() {
+    if !confinement_available() || !Path::new("/usr/bin/python3").exists() {
+        return;
+    }
+    let root = open_dir();
+    let grab =
+        |mib: u64| format!("python3 -c {}", shell_quote(&format!("b = bytearray({mib} << 20)\nprint('held', len(b))")));
+    let assertions = json!([
+        {"id": "M-small", "type": "shell_exit_zero", "command": grab(64)},
+        {"id": "M-large", "type": "shell_exit_zero", "command": grab(1536)},
+    ]);
+    let (out, results) = run_granted(root.path(), assertions.clone(), &["--allow-program", "python3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(status(&results, "M-small"), "pass", "{}", message(&results, "M-small"));
+    assert_eq!(status(&results, "M-large"), "fail", "over the default 1 GiB: {}", message(&results, "M-large"));
+    assert!(message(&results, "M-large").contains("MemoryError"), "{}", message(&results, "M-large"));
 }
