@@ -16,8 +16,12 @@ use crate::run::{FailOn, deliver};
 Reads the JSON reports the shards of one run wrote (`reviewhost run FILE --shard K/N
 --format json -o shard-K.json`) and writes one report over all their results, in the
 assertions file's order, with one confidence: in any format, to stdout or files, as
-`reviewhost run` does. Two reports of different assertions files, or an assertion in two
-reports, are refused (exit 2).
+`reviewhost run` does. The reports must hold a result for each assertion of their file
+exactly once: the assertions file they name is read (run merge where that path leads to
+it) and an assertion without a result (a shard missing, or run with --only, --filter or
+--changed-since), an assertion in two reports, a result of an assertion the file does not
+have, reports of different files or roots, and a file that cannot be read are refused
+(exit 2), naming the assertions.
 
 Examples:
   reviewhost merge shard-1.json shard-2.json shard-3.json

@@ -67,10 +67,6 @@ struct ReadDocument {
 #[derive(serde::Deserialize)]
 struct ReadResult {
     id: String,
-    #[serde(rename = "type")]
-    type_name: String,
-    #[serde(default)]
-    description: String,
     status: Status,
     #[serde(default)]
     message: String,
@@ -93,13 +89,56 @@ pub enum MergeError {
         ours: std::path::PathBuf,
         first: std::path::PathBuf,
     },
+    #[error("{}: its root is {}, not {} as in {}", path.display(), theirs.display(), ours.display(), first.display())]
+    OtherRoot {
+        path: std::path::PathBuf,
+        theirs: std::path::PathBuf,
+        ours: std::path::PathBuf,
+        first: std::path::PathBuf,
+    },
     #[error("assertion '{id}' is in {} and in {} (a shard merged twice, or shards of different splits)", first.display(), second.display())]
     Twice { id: String, first: std::path::PathBuf, second: std::path::PathBuf },
+    #[error(
+        "{}: the reports' assertions file cannot be read ({reason}); merge needs it to know that every \
+         assertion has a result (run merge where the shards' path to it leads to the same file)",
+        file.display()
+    )]
+    File { file: std::path::PathBuf, reason: String },
+    #[error(
+        "{} of the {total} assertions of {} have no result in these reports (a shard missing, or shards run with \
+         --only, --filter or --changed-since): {}",
+        ids.len(),
+        file.display(),
+        name_some(ids)
+    )]
+    Missing { file: std::path::PathBuf, total: usize, ids: Vec<String> },
+    #[error(
+        "{} results are of assertions that are not in {} (the file changed since the shards ran): {}",
+        ids.len(),
+        file.display(),
+        name_some(ids)
+    )]
+    Unknown { file: std::path::PathBuf, ids: Vec<String> },
+}
+
+/// The first ids of `ids`, quoted, and how many more.
+fn name_some(ids: &[String]) -> String {
+    const SHOWN: usize = 20;
+    let mut text = ids.iter().take(SHOWN).map(|id| format!("'{}'", super::inert(id))).collect::<Vec<_>>().join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    text
 }
 
 /// Merges the JSON reports of the shards of one run (`(path, text)` each) into one
-/// report over all their results, with one confidence. Results keep the order of the
-/// assertions file when it can be read, else the order the reports give them.
+/// report over all their results, in the assertions file's order, with one confidence.
+///
+/// The reports must be of one assertions file and one root, and hold a result for each
+/// assertion of that file exactly once: the file (the path the reports name) is read to
+/// know its ids, and a file that cannot be read, an assertion without a result, one
+/// with two, or a result of an assertion the file does not have is refused, so an
+/// incomplete merge never reports the confidence of a whole run.
 pub fn merge(reports: &[(std::path::PathBuf, String)]) -> std::result::Result<RunReport, MergeError> {
     use std::collections::HashMap;
     let mut merged: Option<(std::path::PathBuf, ReadDocument)> = None;
@@ -118,6 +157,16 @@ pub fn merge(reports: &[(std::path::PathBuf, String)]) -> std::result::Result<Ru
                 first: first.clone(),
             });
         }
+        if let Some((first, head)) = &merged
+            && head.root != doc.root
+        {
+            return Err(MergeError::OtherRoot {
+                path: path.clone(),
+                theirs: doc.root.clone(),
+                ours: head.root.clone(),
+                first: first.clone(),
+            });
+        }
         for r in &doc.results {
             if let Some(first) = seen.insert(r.id.clone(), path.clone()) {
                 return Err(MergeError::Twice { id: r.id.clone(), first, second: path.clone() });
@@ -130,28 +179,28 @@ pub fn merge(reports: &[(std::path::PathBuf, String)]) -> std::result::Result<Ru
         }
     }
     let (file, root) = merged.map(|(_, d)| (d.file, d.root)).unwrap_or_default();
-    // The file's assertions (and order), when it can be read; else each result's own
-    // id, type and description (which is all a report shows of an assertion).
-    let loaded = crate::assertion::load(&file).ok();
+    // The file's assertions: every one must have exactly one result (duplicates were
+    // refused above), and every result must be of one of them.
+    let loaded =
+        crate::assertion::load(&file).map_err(|e| MergeError::File { file: file.clone(), reason: e.to_string() })?;
     let known: HashMap<&str, (usize, &crate::assertion::Assertion)> =
-        loaded.iter().flat_map(|f| f.assertions().iter().enumerate().map(|(i, a)| (a.id.as_str(), (i, a)))).collect();
+        loaded.assertions().iter().enumerate().map(|(i, a)| (a.id.as_str(), (i, a))).collect();
+    let unknown: Vec<String> =
+        results.iter().filter(|r| !known.contains_key(r.id.as_str())).map(|r| r.id.clone()).collect();
+    if !unknown.is_empty() {
+        return Err(MergeError::Unknown { file, ids: unknown });
+    }
+    let missing: Vec<String> =
+        loaded.assertions().iter().filter(|a| !seen.contains_key(&a.id)).map(|a| a.id.clone()).collect();
+    if !missing.is_empty() {
+        return Err(MergeError::Missing { file, total: loaded.assertions().len(), ids: missing });
+    }
     results.sort_by_key(|r| known.get(r.id.as_str()).map_or(usize::MAX, |(i, _)| *i));
     let pairs: Vec<_> = results
         .into_iter()
         .map(|r| {
-            let assertion = match known.get(r.id.as_str()) {
-                Some((_, a)) => (*a).clone(),
-                None => crate::assertion::Assertion {
-                    object: serde_json::json!({"id": r.id, "type": r.type_name, "description": r.description})
-                        .as_object()
-                        .cloned()
-                        .unwrap_or_default(),
-                    id: r.id,
-                    type_name: r.type_name,
-                    kind: crate::assertion::Kind::Unknown,
-                    description: r.description,
-                },
-            };
+            // Every result's id is the file's (checked above).
+            let assertion = known[r.id.as_str()].1.clone();
             let outcome = crate::check::Outcome {
                 status: r.status,
                 message: r.message,

@@ -30,6 +30,7 @@ mod init;
 mod isolation;
 mod limits;
 mod mcp;
+mod merge_shards;
 mod plan;
 mod plan_gate;
 mod plan_review;
