@@ -81,7 +81,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "REF")]
     changed_since: Option<String>,
     /// Known failures (from --update-baseline): a failure recorded there, with the same
-    /// evidence, is reported as baselined and does not fail the run.
+    /// evidence and message, is reported as baselined and does not fail the run.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Write the run's failures to the --baseline file (replacing it) and exit 0.
@@ -248,12 +248,21 @@ fn baselined(
     if !comparison.fixed.is_empty() {
         eprintln!("reviewhost: baselined and passing now, prune with --update-baseline: {}", list(&comparison.fixed));
     }
-    let new_failing =
-        report.results.iter().filter(|(a, _)| comparison.new.contains(&a.id)).any(|(_, o)| match fail_on {
-            FailOn::Any => o.status != Status::Pass,
-            FailOn::Fail => o.status == Status::Fail,
-            FailOn::Never => false,
-        });
+    if !comparison.stale.is_empty() {
+        eprintln!(
+            "reviewhost: not accepted: {} failures without evidence under entries of a version 1 baseline, which \
+             cannot tell one failure of them from another; check them, then rewrite {} with --update-baseline: {}",
+            comparison.stale.len(),
+            path.display(),
+            list(&comparison.stale)
+        );
+    }
+    let unaccepted = |id: &String| comparison.new.contains(id) || comparison.stale.contains(id);
+    let new_failing = report.results.iter().filter(|(a, _)| unaccepted(&a.id)).any(|(_, o)| match fail_on {
+        FailOn::Any => o.status != Status::Pass,
+        FailOn::Fail => o.status == Status::Fail,
+        FailOn::Never => false,
+    });
     Ok(match exit {
         Exit::Clean => Exit::Clean,
         _ => Exit::clean_if(!new_failing),

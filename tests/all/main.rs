@@ -8,6 +8,7 @@ mod components;
 mod support;
 
 mod agent_clis;
+mod baselines;
 mod bounded_reads;
 mod commands;
 mod crash_safety;
