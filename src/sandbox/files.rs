@@ -83,6 +83,12 @@ impl Files {
     /// path an intermediate symlink leads elsewhere names another inode, which never
     /// equals the stamp the pass recorded inside the root, so the answer is "read it",
     /// and the read is refused as ever.
+    /// Whether the entry at `path` is itself a symlink (the last component not followed).
+    pub(crate) fn is_symlink(&self, path: &str) -> bool {
+        rustix::fs::statat(self.root.file(), relative(path), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::Symlink)
+    }
+
     pub(crate) fn stamp(&self, path: &str) -> Option<reviewhost_prefilter::Stamp> {
         let stat = rustix::fs::statat(self.root.file(), relative(path), rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
         Some(reviewhost_prefilter::Stamp {

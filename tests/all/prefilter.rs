@@ -3,6 +3,7 @@
 //! outside the root, and `--verbose` reports it.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use reviewhost::RunOptions;
@@ -39,6 +40,15 @@ fn hostile_repository(root: &Path, outside: &Path) {
     utf16.extend("MockConnection\n".encode_utf16().flat_map(u16::to_le_bytes));
     fs::write(root.join("src/db/utf16.txt"), utf16).unwrap();
     fs::write(root.join("src/db/large.txt"), vec![b'x'; 49 << 20]).unwrap();
+    // Smaller than a check's memory, but more than a search holds beside its own work.
+    fs::write(root.join("src/db/near-limit.txt"), vec![b'y'; 40 << 20]).unwrap();
+    // A name that is not UTF-8, holding the needle: a search fails on it (an error, not
+    // a pass), so the pass must not answer for its directory or any above.
+    fs::create_dir_all(root.join("src/keys")).unwrap();
+    let odd = std::ffi::OsStr::from_bytes(b"prod\xff.pem");
+    fs::write(root.join("src/keys").join(odd), b"-----BEGIN PRIVATE KEY----- MockConnection\n").unwrap();
+    // A directory named through a symlink inside the root.
+    std::os::unix::fs::symlink("api", root.join("src/linked")).unwrap();
     fs::write(outside.join("secret.rs"), b"MockConnection outside the root\n").unwrap();
     std::os::unix::fs::symlink(outside.join("secret.rs"), root.join("src/api/link.rs")).unwrap();
     std::os::unix::fs::symlink(outside, root.join("src/outside")).unwrap();
@@ -71,6 +81,11 @@ fn searches() -> serde_json::Value {
         "rg 'MockConnection' src/db/utf16.txt src/db/binary.dat",
         "rg -n 'Never[A-Z]here' src",
         "cd src && grep -rn 'fetchUser' ui",
+        "grep -r 'PRIVATE KEY' src",
+        "grep -rl 'PRIVATE KEY' .",
+        "find . -name '*.pem' | wc -l",
+        "grep -rn 'MockConnection' src/linked",
+        "grep -c 'MockConnection' src/db/near-limit.txt",
     ];
     let mut list = Vec::new();
     for (i, command) in commands.iter().enumerate() {
