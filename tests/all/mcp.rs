@@ -67,6 +67,17 @@ impl Client {
         }
     }
 
+    /// Writes `bytes` and a newline as one line, and returns the next message the server
+    /// writes (these tests send one line at a time).
+    fn raw(&mut self, bytes: &[u8]) -> Value {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
     /// Calls `tool`; returns (is_error, the text content parsed as JSON or as a string).
     fn call(&mut self, tool: &str, arguments: Value) -> (bool, Value) {
         let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
@@ -136,6 +147,90 @@ fn a_client_lists_the_tools_and_runs_sh_and_check() {
     assert_eq!(client.call("check", json!({"assertion": exists})).1["status"], "pass");
     let (error, why) = client.call("check", json!({"assertion": {"id": "C", "type": "file_exists"}}));
     assert!(error && why.as_str().unwrap().contains("field `path`: missing"), "{why}");
+}
+
+/// The server names itself, and answers every line: one that is not JSON with a parse
+/// error (-32700, id null), JSON that is no request with an invalid request (-32600),
+/// and a line over the limit with an error naming it; it goes on serving after each.
+/// rmcp's transport dropped all three without a reply, and said it was `rmcp`.
+#[test]
+fn every_line_gets_an_answer_and_the_server_names_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = repo(dir.path());
+    let mut child =
+        reviewhost().args(["mcp", "--root"]).arg(&root).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    // A line without an answer would leave the test waiting: after a minute the
+    // server is stopped, and the read fails instead.
+    let (done, watching) = std::sync::mpsc::channel::<()>();
+    let pid = child.id().to_string();
+    let watchdog = std::thread::spawn(move || {
+        if watching.recv_timeout(std::time::Duration::from_secs(60)).is_err() {
+            let _ = std::process::Command::new("kill").arg(&pid).status();
+        }
+    });
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut client = Client { child, stdin, stdout, next: 1 };
+
+    // Before the handshake too.
+    let answer = client.raw(b"this is not JSON");
+    assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert!(answer.as_object().unwrap().contains_key("id") && answer["id"].is_null(), "{answer}");
+
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(init["serverInfo"]["name"], "reviewhost", "{init}");
+    assert_eq!(init["serverInfo"]["version"], env!("CARGO_PKG_VERSION"), "{init}");
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    for line in [&b"{\"jsonrpc\": \"2.0\", \"id\": 1,"[..], b"\xff\xfe", b"{\"a\": 1} trailing"] {
+        let answer = client.raw(line);
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        assert!(answer["id"].is_null(), "{answer}");
+    }
+    for (line, id) in [
+        (json!(42), Value::Null),
+        (json!([{"jsonrpc": "2.0", "id": 5, "method": "ping"}]), Value::Null),
+        (json!({"jsonrpc": "2.0", "id": 6}), json!(6)),
+        (json!({"jsonrpc": "1.0", "id": 7, "method": "tools/list"}), json!(7)),
+        (json!({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}), Value::Null),
+    ] {
+        let answer = client.raw(line.to_string().as_bytes());
+        assert_eq!(answer["error"]["code"], -32600, "{line}: {answer}");
+        assert_eq!(answer["id"], id, "{line}: {answer}");
+    }
+    let answer =
+        client.raw(json!({"jsonrpc": "2.0", "id": "p", "method": "tools/call", "params": 5}).to_string().as_bytes());
+    assert_eq!((answer["id"].clone(), answer["error"]["code"].clone()), (json!("p"), json!(-32602)), "{answer}");
+
+    // One byte over the limit (16 MiB), a request otherwise: answered, naming the limit.
+    let limit = reviewhost::mcp::MAX_REQUEST_LINE_BYTES;
+    let head = br#"{"jsonrpc": "2.0", "id": 99, "method": "ping", "params": {"pad": ""#;
+    let tail = br#""}}"#;
+    let mut long = head.to_vec();
+    long.resize(limit + 1 - tail.len(), b'a');
+    long.extend_from_slice(tail);
+    assert_eq!(long.len(), limit + 1);
+    let answer = client.raw(&long);
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(answer["id"].is_null(), "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("16 MiB") && message.contains(&limit.to_string()), "{message}");
+    // At the limit, the same request is served.
+    long.truncate(long.len() - tail.len() - 1);
+    long.extend_from_slice(tail);
+    assert_eq!(client.raw(&long)["id"], 99);
+
+    // Still serving.
+    let (error, out) = client.call("sh", json!({"command": "grep -c TODO src/lib.rs"}));
+    assert!(!error, "{out}");
+    assert_eq!(out["stdout"], "1\n");
+    drop(client);
+    drop(done);
+    watchdog.join().unwrap();
 }
 
 /// Started by a review's agent, the server records each call in the review's
