@@ -36,6 +36,7 @@ mod plan;
 mod plan_gate;
 mod plan_review;
 mod prefilter;
+mod refusals;
 mod repo_trust;
 mod reports;
 mod review;

@@ -85,6 +85,24 @@ pub enum Trouble {
     Refused(String),
 }
 
+/// What a sandboxed program's (or builtin's) error means: a refusal when the sandbox
+/// lacks what the script asked for (an option, subcommand or construct a tool says "is
+/// not supported", a write a tool "refused" because the sandbox is read-only), whatever
+/// the script does next; else a failure, with its first line. The one place this is
+/// decided.
+fn failure(program: &str, status: i32, stderr: &str) -> Trouble {
+    let refusal = |line: &&str| {
+        line.contains("not supported") || line.contains("is refused") || line.contains("sandbox is read-only")
+    };
+    match stderr.lines().find(refusal) {
+        Some(line) => Trouble::Refused(line.to_string()),
+        None => {
+            let message = stderr.lines().next().unwrap_or("").to_string();
+            Trouble::Failed { program: program.to_string(), status, message }
+        }
+    }
+}
+
 impl std::fmt::Display for Trouble {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -631,7 +649,7 @@ impl Shell {
     /// A builtin's error: its message on stderr, recorded like a failed program's.
     fn fail(&mut self, err: &mut Vec<u8>, program: &str, status: i32, message: String) -> i32 {
         err.extend_from_slice(format!("{message}\n").as_bytes());
-        self.record(Trouble::Failed { program: program.into(), status, message });
+        self.record(failure(program, status, &message));
         status
     }
 
@@ -826,8 +844,8 @@ impl Shell {
         let grep_family = matches!(name, "grep" | "egrep" | "fgrep" | "rg");
         let failed = if grep_family { status >= 2 } else { status != 0 && !own_err.is_empty() };
         if failed {
-            let message = String::from_utf8_lossy(&own_err).lines().next().unwrap_or("").to_string();
-            self.record(Trouble::Failed { program: name.to_string(), status, message });
+            let trouble = failure(name, status, &String::from_utf8_lossy(&own_err));
+            self.record(trouble);
         }
         err.extend_from_slice(&own_err);
         status
@@ -1096,6 +1114,27 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// A sandboxed tool's "not supported" is a refusal, whatever the script does next.
+    #[test]
+    fn a_tool_that_says_not_supported_refuses_whatever_follows() {
+        fn unsupported(_: &[String], _: &Ctx, io: &mut Io<'_>) -> i32 {
+            io.stderr.extend_from_slice(b"tool: option -Z is not supported in the reviewhost sandbox\n");
+            1
+        }
+        fn lookup(name: &str) -> Option<Program> {
+            match name {
+                "tool" => Some(unsupported as Program),
+                _ => crate::lookup(name),
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for script in ["tool -Z || echo none", "tool -Z; echo rc=$?", "echo x | tool -Z | cat", "x=$(tool -Z); echo ok"]
+        {
+            let r = run(&parse(script).unwrap(), Ctx::new(dir.path()), lookup, NO_LIMIT);
+            assert!(refused(&r).iter().any(|m| m.contains("is not supported")), "{script}: {:?}", r.trouble);
+        }
     }
 
     #[test]

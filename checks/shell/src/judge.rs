@@ -1,9 +1,13 @@
 //! From a finished [`Run`] to a verdict, by the rule the host chose for the assertion.
 //!
 //! The rule comes from the host (the input's `rule`), which owns the meaning
-//! of `type` + `expected`; this module only applies it. Whatever the rule, a program the
-//! sandbox does not have, or a refused write, makes the assertion an error: such a
-//! command could not run as its author meant, so neither pass nor fail would be true.
+//! of `type` + `expected`; this module only applies it. Two rules hold whatever the
+//! assertion's: a refusal anywhere (a program the sandbox does not have, a refused
+//! write, an option, subcommand or construct the sandbox does not support), whatever
+//! the script did after it, makes the assertion an error: such a command could not run
+//! as its author meant, so neither pass nor fail would be true; and an error anywhere
+//! (a program that failed) makes every verdict that passes on absence (no output, a
+//! count of 0, an empty or zero value) an error instead of a pass.
 
 use reviewhost_guest::Verdict;
 pub use reviewhost_protocol::Rule;
@@ -77,12 +81,20 @@ pub fn judge(rule: &Rule, run: &Run, notes: &[String]) -> Result<Verdict, String
                 Err(_) => return Ok(Verdict::fail(format!("expected a count, got {:?}", quote(&[&run.stdout])))),
             };
             let message = format!("count {stdout} (expected {op} {n})");
+            // An absence (`count:0`) holds only if every command ran: a failed `find`
+            // counts nothing.
+            if let Some(t) = failed.filter(|_| holds && !*at_least && *n == 0) {
+                return Err(format!("a count of 0, but a command failed: {t}"));
+            }
             if holds { Verdict::pass(message) } else { Verdict::fail(message) }
         }
         Rule::Equals { text } => {
             let stdout = whole();
             if let Some(t) = failed.filter(|_| stdout.is_empty()) {
                 return Err(format!("the command failed, so there is no value: {t}"));
+            }
+            if let Some(t) = failed.filter(|_| stdout == text.trim() && matches!(text.trim(), "" | "0")) {
+                return Err(format!("the expected empty or zero value, but a command failed: {t}"));
             }
             if stdout == text.trim() {
                 Verdict::pass(quote(&[&run.stdout]))
@@ -219,6 +231,21 @@ mod tests {
         let equals = |text: &str, out| judge(&Rule::Equals { text: text.into() }, &run(0, out, vec![]), &[]).unwrap();
         assert!(equals("3", "3\n").passed);
         assert!(!equals("3", "4\n").passed);
+    }
+
+    /// An error anywhere fails every absence verdict closed: `find … | wc -l` with
+    /// `count:0` while `find` failed, an empty or zero `equals`.
+    #[test]
+    fn absence_never_passes_after_an_error() {
+        let find =
+            || Trouble::Failed { program: "find".into(), status: 1, message: "find: 'keys/prod\\377.pem'".into() };
+        let count = |at_least, n, out| judge(&Rule::Count { at_least, n }, &run(0, out, vec![find()]), &[]);
+        assert!(count(false, 0, "0\n").unwrap_err().contains("a count of 0, but a command failed"));
+        assert!(!count(false, 0, "2\n").unwrap().passed, "a count that fails still fails");
+        assert!(count(true, 1, "3\n").unwrap().passed, "presence still passes on what was found");
+        let equals = |text: &str, out| judge(&Rule::Equals { text: text.into() }, &run(0, out, vec![find()]), &[]);
+        assert!(equals("0", "0").is_err() && equals("", "").is_err());
+        assert!(equals("3", "3").unwrap().passed);
     }
 
     #[test]
