@@ -33,6 +33,9 @@ mkdir "$scratch/lower" "$scratch/upper" "$scratch/work" "$scratch/merged" "$scra
 exec "$@"
 "#;
 
+/// The size of the program's `/dev/shm` (POSIX semaphores and shared memory).
+const SHM_BYTES: u64 = 64 << 20;
+
 /// The seccomp filters' files in the scratch directory ([`crate::seccomp`]).
 const FILTER_LIST: &str = "seccomp-list.bpf";
 const FILTER_EXTRA: &str = "seccomp-enosys.bpf";
@@ -480,6 +483,11 @@ impl Bwrap {
             command.arg("--ro-bind-try").arg(&dir).arg(&dir);
         }
         command.arg("--bind").arg(scratch.join("merged")).arg(job.root);
+        // bubblewrap's own tmpfs mounts (`/`, `/dev`) have no size: read-only, they hold
+        // nothing, and shared memory gets a small tmpfs of its own. Every writable byte
+        // is then in the scratch tmpfs or `/dev/shm`.
+        command.args(["--remount-ro", "/", "--remount-ro", "/dev"]);
+        command.args(["--perms", "1777", "--size"]).arg(SHM_BYTES.to_string()).args(["--tmpfs", "/dev/shm"]);
         command.arg("--chdir").arg(job.root.join(job.cwd));
         let own = job.program.parent().map(|p| format!(":{}", p.display())).unwrap_or_default();
         command.args(["--setenv", "PATH"]).arg(format!("{SYSTEM_PATH}{own}"));
@@ -753,6 +761,8 @@ mod tests {
         let args: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         let bwrap = args.iter().position(|a| a == "/usr/bin/bwrap").unwrap();
         let args = &args[bwrap..];
+        // `/dev/shm`, a tmpfs under bubblewrap's own `/dev` (no repository path), is made
+        // after the root; every other mount before it.
         let mounts = [
             "--bind",
             "--ro-bind",
@@ -762,7 +772,6 @@ mod tests {
             "--symlink",
             "--proc",
             "--dev",
-            "--tmpfs",
             "--dir",
             "--mqueue",
             "--file",
@@ -774,6 +783,9 @@ mod tests {
         assert_eq!(args[last], "--bind");
         assert_eq!(args[last + 2], root.path().to_string_lossy(), "the root is the last mount: {args:?}");
         let after: Vec<&String> = args[last + 3..].iter().filter(|a| a.starts_with("--")).collect();
-        assert!(after.iter().all(|a| ["--chdir", "--setenv", "--"].contains(&a.as_str())), "{after:?}");
+        let allowed = ["--chdir", "--setenv", "--", "--remount-ro", "--perms", "--size", "--tmpfs"];
+        assert!(after.iter().all(|a| allowed.contains(&a.as_str())), "{after:?}");
+        let tmpfs: Vec<&String> = args.windows(2).filter(|w| w[0] == "--tmpfs").map(|w| &w[1]).collect();
+        assert_eq!(tmpfs, ["/dev/shm"], "the only tmpfs after the root is /dev/shm");
     }
 }

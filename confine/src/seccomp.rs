@@ -101,8 +101,62 @@ const NAMESPACE_FLAGS: [u64; 8] = [
     0x80, // CLONE_NEWTIME
 ];
 
-/// What the Landlock confinement refuses besides [`DENIED`], with `EPERM`.
-const LANDLOCK_DENIED: &[i64] = &[libc::SYS_setsid, libc::SYS_setpgid, libc::SYS_socket];
+/// What the Landlock confinement refuses besides [`DENIED`], with `EPERM`: leaving the
+/// process group, sockets, System V IPC (which Landlock does not mediate and which
+/// outlives the check: a segment of the operator's is readable, and one made here holds
+/// memory after it), and changes of mode, owner and extended attributes (which Landlock
+/// does not mediate: the operator's own files, their home directory included, would be
+/// open to them). Times are left settable (`touch` needs them): a program can change the
+/// times of a file its user owns.
+const LANDLOCK_DENIED: &[i64] = &[
+    libc::SYS_setsid,
+    libc::SYS_setpgid,
+    libc::SYS_socket,
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_shmdt,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semctl,
+    libc::SYS_semtimedop,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chmod,
+    libc::SYS_fchmod,
+    libc::SYS_fchmodat,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_chown,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_lchown,
+    libc::SYS_fchown,
+    libc::SYS_fchownat,
+    libc::SYS_setxattr,
+    libc::SYS_lsetxattr,
+    libc::SYS_fsetxattr,
+    libc::SYS_removexattr,
+    libc::SYS_lremovexattr,
+    libc::SYS_fremovexattr,
+];
+
+/// Calls that act on another process named by its PID in the first argument, which
+/// Landlock does not scope: `prlimit64` (which would let a check set the operator's
+/// reviewhost's CPU limit and kill it), `setpriority` (its second), the scheduler's
+/// setters, `ioprio_set` (its second), `migrate_pages`, `move_pages`, `process_madvise`'s
+/// pidfd aside. Allowed on the caller itself (PID 0), refused with `EPERM` otherwise.
+const OTHER_PROCESS_FIRST: &[i64] = &[
+    libc::SYS_prlimit64,
+    libc::SYS_sched_setaffinity,
+    libc::SYS_sched_setscheduler,
+    libc::SYS_sched_setparam,
+    libc::SYS_sched_setattr,
+    libc::SYS_migrate_pages,
+    libc::SYS_move_pages,
+];
+const OTHER_PROCESS_SECOND: &[i64] = &[libc::SYS_setpriority, libc::SYS_ioprio_set];
 
 /// The terminal `ioctl`s that inject input (refused under Landlock).
 #[allow(clippy::unnecessary_cast, reason = "the requests are a `c_ulong` with glibc, a `c_int` with musl")]
@@ -147,7 +201,20 @@ fn programs(landlock: bool) -> Result<[BpfProgram; 2], String> {
             .map(|&request| condition(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request))
             .collect::<Result<Vec<_>, String>>()?;
         rules.insert(libc::SYS_ioctl, injection);
+        for (calls, arg) in [(OTHER_PROCESS_FIRST, 0u8), (OTHER_PROCESS_SECOND, 1u8)] {
+            for &nr in calls {
+                rules.insert(nr, vec![condition(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0)?]);
+            }
+        }
     }
+    // Memory that `RLIMIT_DATA` does not count: shared anonymous mappings
+    // (`MAP_SHARED | MAP_ANONYMOUS`, `MAP_SHARED_VALIDATE` too) and memfds.
+    let shared_anonymous = (libc::MAP_SHARED | libc::MAP_ANONYMOUS) as u64;
+    rules.insert(
+        libc::SYS_mmap,
+        vec![condition(3, SeccompCmpArgLen::Dword, SeccompCmpOp::MaskedEq(shared_anonymous), shared_anonymous)?],
+    );
+    rules.insert(libc::SYS_memfd_create, Vec::new());
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)
         .map_err(|e| format!("{e:?}"))?;
     let list: BpfProgram = filter.try_into().map_err(|e| format!("{e:?}"))?;
