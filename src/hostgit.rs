@@ -148,7 +148,7 @@ impl HostGit {
     /// cache directory `cache`: `<cache>/git/<BLAKE3 of the root's path>`. Its refs
     /// `refs/reviewhost/*` are the snapshots (`git --git-dir DIR log refs/reviewhost/pass-1`).
     pub fn kept_dir(cache: &Path, root: &Path) -> PathBuf {
-        cache.join("git").join(hex(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..16]))
+        cache.join("git").join(crate::sandbox::hex(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..16]))
     }
 
     /// git for `root` with a private directory removed when this value is dropped
@@ -411,7 +411,7 @@ impl HostGit {
                     .is_ok();
             if !dir_ignored {
                 return Err(GitError::Unreviewable {
-                    reason: format!("{} ignores itself: the files it hides would not be shown", escape(file)),
+                    reason: format!("{file} ignores itself: the files it hides would not be shown"),
                 });
             }
         }
@@ -859,14 +859,11 @@ fn check_work_tree(root: &Path, exclude: &[&str], gitlinks: &[String]) -> Result
                 if gitlinks.contains(&relative) {
                     continue;
                 }
-                return Err(format!(
-                    "{}: a nested .git, whose contents git leaves out of every snapshot",
-                    escape(&path)
-                ));
+                return Err(format!("{}: a nested .git, whose contents git leaves out of every snapshot", path));
             }
             if matches!(name.to_str(), Some(".gitignore" | ".gitattributes" | ".gitmodules")) {
                 if !kind.is_file() && !kind.is_symlink() {
-                    return Err(format!("{}: not a regular file", escape(&path)));
+                    return Err(format!("{path}: not a regular file"));
                 }
                 if name == ".gitignore" && kind.is_file() {
                     ignore_files.push(path.clone());
@@ -878,11 +875,6 @@ fn check_work_tree(root: &Path, exclude: &[&str], gitlinks: &[String]) -> Result
         }
     }
     Ok(ignore_files)
-}
-
-/// `text` with control characters escaped, for a message.
-fn escape(text: &str) -> String {
-    text.chars().flat_map(char::escape_debug).collect()
 }
 
 /// Refuses an object store git could hang or be misled on: anything but directories
@@ -924,10 +916,6 @@ fn check_object_store(objects: &Path) -> Result<(), String> {
 
 fn canonical(root: &Path) -> Result<PathBuf, GitError> {
     root.canonicalize().map_err(|source| GitError::Io { path: root.to_path_buf(), source })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The repository's refs, as the private directory holds them.

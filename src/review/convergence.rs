@@ -583,7 +583,6 @@ impl<'a> Convergence<'a> {
             };
             let found: Vec<Value> = result.blocking().into_iter().cloned().collect();
             reviewed.rounds = round;
-            reviewed.blocking = found.len();
             writeln!(
                 self.out,
                 "Fix-diff review {round}: {} files, {} lines changed: {} findings ({} critical or high), {} \
@@ -737,8 +736,6 @@ impl<'a> Convergence<'a> {
 #[derive(Debug, Default)]
 struct Reviewed {
     rounds: u32,
-    /// Critical and high findings of the last round.
-    blocking: usize,
     /// Why the changes could not be reviewed.
     unreviewed: Option<String>,
     /// The critical and high findings open at the end.

@@ -110,39 +110,25 @@ pub fn round_diff(git: &HostGit, start: &str, end: &str) -> Result<RoundDiff, Fi
             "{} embedded git repositor{} ({}): a diff does not show the files inside",
             gitlinks.len(),
             if gitlinks.len() == 1 { "y" } else { "ies" },
-            gitlinks.iter().map(|g| crate::report::inert(g).to_string()).collect::<Vec<_>>().join(", ")
+            gitlinks.join(", ")
         )));
     }
     let patch = git.patch(start, end)?;
-    let (hunks, added) = parse_patch(&patch);
-    let lines_changed = changed_lines(&patch);
+    let (hunks, added, removed) = parse_patch(&patch);
+    let lines_changed = added.len() as u64 + removed;
     Ok(RoundDiff { start: start.into(), end: end.into(), patch, files, hunks, added, lines_changed })
 }
 
-/// Added plus removed lines of a unified diff, counted from the patch the reviewer
-/// reads (not from `--numstat`, which says `-` for a file it takes for binary).
-fn changed_lines(patch: &str) -> u64 {
-    let mut count = 0;
-    let mut in_hunk = false;
-    for line in patch.lines() {
-        if line.starts_with("diff --git ") {
-            in_hunk = false;
-        } else if line.starts_with("@@ ") {
-            in_hunk = true;
-        } else if in_hunk && (line.starts_with('+') || line.starts_with('-')) {
-            count += 1;
-        }
-    }
-    count
-}
-
-/// The hunks' new-side ranges per file, and the added lines, of a unified diff. Inside
+/// The hunks' new-side ranges per file, the added lines and the number of removed ones,
+/// of a unified diff: the round's line count is counted from the patch the reviewer
+/// reads (not from `--numstat`, which says `-` for a file it takes for binary). Inside
 /// a hunk every line is content, counted against the hunk's header (an added line that
 /// reads `++ b/README.md` is an added line, not a file header); a path git quoted
 /// (`+++ "b/a\tb"`) is unquoted.
-fn parse_patch(patch: &str) -> (Hunks, Vec<String>) {
+fn parse_patch(patch: &str) -> (Hunks, Vec<String>, u64) {
     let mut hunks = Hunks::new();
     let mut added = Vec::new();
+    let mut removed = 0;
     let mut file: Option<String> = None;
     let (mut old_left, mut new_left) = (0u64, 0u64);
     for line in patch.lines() {
@@ -152,7 +138,10 @@ fn parse_patch(patch: &str) -> (Hunks, Vec<String>) {
                     added.push(line[1..].to_string());
                     new_left = new_left.saturating_sub(1);
                 }
-                Some(b'-') => old_left = old_left.saturating_sub(1),
+                Some(b'-') => {
+                    removed += 1;
+                    old_left = old_left.saturating_sub(1);
+                }
                 Some(b'\\') => {}
                 _ => {
                     old_left = old_left.saturating_sub(1);
@@ -185,7 +174,7 @@ fn parse_patch(patch: &str) -> (Hunks, Vec<String>) {
             }
         }
     }
-    (hunks, added)
+    (hunks, added, removed)
 }
 
 /// A path as git prints it in a diff header: as it is, or C-quoted (`"b/a\tb"`).
@@ -660,7 +649,7 @@ mod tests {
     use super::*;
 
     fn diff_of(patch: &str) -> RoundDiff {
-        let (hunks, added) = parse_patch(patch);
+        let (hunks, added, _) = parse_patch(patch);
         RoundDiff { patch: patch.into(), files: hunks.keys().cloned().collect(), hunks, added, ..RoundDiff::default() }
     }
 
@@ -736,7 +725,8 @@ mod tests {
         let patch = "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,4 @@\n \
                      keep\n+++ b/README.md\n+fn backdoor() {}\n-old\n+new\n\
                      diff --git \"a/a\\tb\" \"b/a\\tb\"\n--- \"a/a\\tb\"\n+++ \"b/a\\tb\"\n@@ -0,0 +1 @@\n+x\n";
-        let (hunks, added) = parse_patch(patch);
+        let (hunks, added, removed) = parse_patch(patch);
+        assert_eq!(removed, 1);
         assert_eq!(hunks.get("src/lib.rs"), Some(&vec![(1, 4)]), "{hunks:?}");
         assert_eq!(hunks.get("a\tb"), Some(&vec![(1, 1)]), "{hunks:?}");
         assert!(!hunks.contains_key("README.md"), "{hunks:?}");

@@ -45,6 +45,7 @@ mod supervise;
 mod ticker;
 mod view;
 
+pub(crate) use cache::hex;
 pub use cache::{Cache, CacheKey, check_private, create_private_dir};
 pub use component::{COMPILE_TIMEOUT, CheckComponent, VALIDATOR_INTERFACE};
 pub use engine::{Sandbox, SandboxError};

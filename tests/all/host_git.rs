@@ -169,6 +169,13 @@ fn an_embedded_bare_repository_is_never_taken_for_the_repository() {
     assert_eq!(marks.left(), Vec::<String>::new());
 }
 
+/// A committed repository whose fix-diff reviewer finds nothing.
+fn committed_with_a_quiet_reviewer() -> Scripted {
+    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
+    committed(&scripted.root);
+    scripted
+}
+
 /// `Scripted` with its repository at `root` replaced by a committed, armed one.
 fn armed_review(script: Value, marks: &Marks) -> Scripted {
     let scripted = Scripted::new(&script);
@@ -205,8 +212,7 @@ fn fix_review_sees_the_real_change_whatever_the_attributes_say_and_runs_nothing(
 #[test]
 fn an_embedded_repository_makes_the_round_unreviewable() {
     let marks = Marks::new();
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     let inner = scripted.root.join("vendor/inner");
     std::fs::create_dir_all(&inner).unwrap();
     std::fs::write(inner.join("backdoor.rs"), "fn evil() {}\n").unwrap();
@@ -224,8 +230,7 @@ fn an_embedded_repository_makes_the_round_unreviewable() {
 #[test]
 fn a_huge_rule_file_is_refused_by_its_size_not_read() {
     let marks = Marks::new();
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     let rule = scripted.root.join(".claude/rules/big.md");
     std::fs::create_dir_all(rule.parent().unwrap()).unwrap();
     let mut text = String::from("---\npaths: [\"src/**\"]\n---\n");
@@ -373,8 +378,7 @@ fn loose(root: &Path, id: &str) -> PathBuf {
 #[test]
 fn a_hostile_object_store_is_refused_at_once_never_waited_on() {
     for attack in ["alternates-fifo", "object-fifo", "alternates-zero", "info-symlink", "alternates-elsewhere"] {
-        let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-        committed(&scripted.root);
+        let scripted = committed_with_a_quiet_reviewer();
         let objects = scripted.root.join(".git/objects");
         let fifo = |path: &Path| {
             let status = std::process::Command::new("mkfifo").arg(path).status().unwrap();
@@ -410,8 +414,7 @@ fn a_hostile_object_store_is_refused_at_once_never_waited_on() {
 
 #[test]
 fn another_repositorys_objects_never_reach_the_reviewer() {
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     let secret = scripted.dir.path().join("secret");
     std::fs::create_dir_all(&secret).unwrap();
     std::fs::write(secret.join("keys.env"), "API_KEY=hunter2\n").unwrap();
@@ -433,8 +436,7 @@ fn another_repositorys_objects_never_reach_the_reviewer() {
 fn planted_objects_cannot_show_the_reviewer_other_bytes() {
     // A loose object holding harmless bytes under the id of the backdoor's: git would
     // take the planted object for the work tree's file and never write its own.
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     let evil = "pub fn backdoor() { std::process::Command::new(\"sh\"); }\n";
     scripted.write("evil.tmp", evil);
     let evil_id = git(&scripted.root, &["hash-object", "evil.tmp"]);
@@ -452,8 +454,7 @@ fn planted_objects_cannot_show_the_reviewer_other_bytes() {
     assert!(prompt.contains("+pub fn backdoor()") && !prompt.contains("harmless"), "{prompt}");
 
     // A commit object replaced by another commit's bytes: the start is refused.
-    let forged = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&forged.root);
+    let forged = committed_with_a_quiet_reviewer();
     forged.write("src/lib.rs", "pub fn f() {}\npub fn two() {}\n");
     git(&forged.root, &["commit", "-qam", "two"]);
     let first = git(&forged.root, &["rev-parse", "HEAD~1"]);
@@ -471,8 +472,7 @@ fn planted_objects_cannot_show_the_reviewer_other_bytes() {
 
 #[test]
 fn a_gitmodules_file_cannot_hide_an_embedded_repository() {
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     scripted.write(".gitmodules", "[submodule \"inner\"]\n\tpath = vendor/inner\n\tignore = all\n");
     git(&scripted.root, &["add", ".gitmodules"]);
     git(&scripted.root, &["commit", "-qm", "modules"]);
@@ -490,8 +490,7 @@ fn a_gitmodules_file_cannot_hide_an_embedded_repository() {
 #[test]
 fn an_ambiguous_start_is_refused_and_a_relative_path_entry_finds_no_git() {
     let marks = Marks::new();
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     git(&scripted.root, &["tag", "main"]);
     git(&scripted.root, &["branch", "-f", "main"]);
     let out = scripted.command("fix-review").arg(&scripted.root).args(["--since", "main"]).output().unwrap();
@@ -517,8 +516,7 @@ fn an_ambiguous_start_is_refused_and_a_relative_path_entry_finds_no_git() {
 #[test]
 fn ignore_rules_cannot_hide_a_change_from_the_reviewer() {
     // A .gitignore that ignores itself and the backdoor it sits beside.
-    let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&scripted.root);
+    let scripted = committed_with_a_quiet_reviewer();
     scripted.write("build.rs", "fn main() { std::process::Command::new(\"sh\"); }\n");
     scripted.write(".gitignore", "build.rs\n.gitignore\n");
     let out = fix_review(&scripted);
@@ -536,8 +534,7 @@ fn ignore_rules_cannot_hide_a_change_from_the_reviewer() {
 
     // A file the start tracks, ignored and no longer tracked by HEAD: its new bytes
     // are shown, not a deletion.
-    let tracked = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-    committed(&tracked.root);
+    let tracked = committed_with_a_quiet_reviewer();
     tracked.write(".gitignore", "settings.py\n");
     tracked.write("settings.py", "DEBUG = False\n");
     git(&tracked.root, &["add", "-f", ".gitignore", "settings.py"]);
@@ -555,8 +552,7 @@ fn ignore_rules_cannot_hide_a_change_from_the_reviewer() {
 #[test]
 fn what_git_would_skip_or_wait_on_in_the_work_tree_is_refused() {
     for attack in ["payload-in-dot-git", "fifo-gitignore", "fifo-head-in-nested-git"] {
-        let scripted = Scripted::new(&json!({"fix-diff-reviewer": [{"response": "[]"}]}));
-        committed(&scripted.root);
+        let scripted = committed_with_a_quiet_reviewer();
         scripted.write("src/lib.rs", "pub fn g() {}\n");
         let fifo = |path: &Path| {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
