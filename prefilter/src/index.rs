@@ -535,20 +535,30 @@ impl From<&std::fs::Metadata> for Stamp {
 
 impl Tree for DirTree {
     fn list(&self, dir: &str) -> Option<Vec<(String, Entry)>> {
+        // A directory named through a symlink would be listed through it while its stamp
+        // is the link's own: never answered for.
+        if std::fs::symlink_metadata(self.at(dir)).ok()?.file_type().is_symlink() {
+            return None;
+        }
         let entries = std::fs::read_dir(self.at(dir)).ok()?;
         Some(
             entries
-                .filter_map(|e| {
-                    let e = e.ok()?;
-                    let kind = e.file_type().ok()?;
-                    let kind = if kind.is_file() {
-                        Entry::File
-                    } else if kind.is_dir() {
-                        Entry::Dir
-                    } else {
-                        Entry::Other
-                    };
-                    Some((e.file_name().into_string().ok()?, kind))
+                .enumerate()
+                .map(|(i, e)| {
+                    let entry = e.ok().and_then(|e| {
+                        let kind = e.file_type().ok()?;
+                        let kind = if kind.is_file() {
+                            Entry::File
+                        } else if kind.is_dir() {
+                            Entry::Dir
+                        } else {
+                            Entry::Other
+                        };
+                        Some((e.file_name().into_string().ok()?, kind))
+                    });
+                    // An entry that could not be listed, or whose name is not UTF-8 (which a
+                    // search fails on): the directory was not read whole.
+                    entry.unwrap_or_else(|| (format!("\0unlisted {i}"), Entry::Other))
                 })
                 .collect(),
         )

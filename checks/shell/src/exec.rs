@@ -146,9 +146,9 @@ pub fn run_with_host(script: &Script, ctx: Ctx, lookup: Lookup, host: HostProgra
     run_limited(script, ctx, lookup, Some(host), stdout_limit, MAX_STEPS)
 }
 
-/// [`run`] with `max_steps` instead of [`MAX_STEPS`] (a test of the limit need not
-/// loop a million times).
-fn run_limited(
+/// [`run`] with `max_steps` instead of [`MAX_STEPS`]: a test of the limit need not
+/// loop a million times, and a fuzzer spends its time on new paths, not on one loop.
+pub fn run_limited(
     script: &Script,
     ctx: Ctx,
     lookup: Lookup,

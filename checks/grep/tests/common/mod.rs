@@ -48,7 +48,8 @@ impl Pass {
         let scopes: Vec<String> = search.scopes.iter().map(|s| ctx.virtual_path(s)).collect();
         let tree = DirTree(root.to_path_buf());
         // Every literal looked for, even one in most files: as many skipped files as can be.
-        let limits = Limits { sample: 0, ..Limits::default() };
+        // One thread: the fixtures are small, and a fuzzer builds a pass per input.
+        let limits = Limits { sample: 0, threads: 1, ..Limits::default() };
         let index = Index::build(&tree, [&search.needles], scopes.iter().map(String::as_str), limits);
         Some(Arc::new(Pass { index, tree, sets: Mutex::new(Vec::new()), skipped: AtomicUsize::new(0) }))
     }

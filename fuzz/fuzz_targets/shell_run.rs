@@ -1,0 +1,9 @@
+//! libFuzzer target: the shell check runs what it parses, and a refusal or an error is
+//! never lost (`invariants/shell_run.rs`).
+
+#![no_main]
+
+#[path = "../invariants/shell_run.rs"]
+mod invariant;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| invariant::check(data));
