@@ -13,8 +13,12 @@ use crate::exit::Exit;
 #[command(after_help = "\
 Finds: an `expected` that contradicts the `type`, an unknown type or expected value,
 `grep -c` under grep_not_match (a count is always printed), `\\|` in an -E pattern or `|`
-in a basic one (a literal bar), a grep_not_match on a path that does not exist, and a
-grep_match whose command ends with an unconditional echo.
+in a basic one (a literal bar), a grep_not_match on a path that does not exist, a
+grep_match whose command ends with an unconditional echo, an exit-status check whose
+status cannot be non-zero, and a command the sandbox refuses (an option, subcommand or
+construct it does not support, a write, a program it does not have): such an assertion
+is an error whatever `||`, `;` or a pipeline does after it. Each literal command is
+probed alone against an empty tree; the script itself is not run.
 
 Examples:
   reviewhost lint

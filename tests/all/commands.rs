@@ -140,6 +140,8 @@ fn lint_reports_vacuous_and_contradictory_checks() {
             command("L-8", "shell_exit_zero", "cd web && npx tsc --noEmit 2>&1 | head -20 || true"),
             command("L-9", "typescript_compile", "npx tsc --noEmit 2>&1 | head -20"),
             command("L-10", "shell_exit_zero", "set -o pipefail; grep -q x one.txt | head -1"),
+            command("L-11", "grep_match", "grep -rP 'fix(?=es)' . || echo none"),
+            command("L-12", "grep_match", "echo pwned | tee one.txt; cat one.txt"),
         ]),
     );
     let before = sha256(&file);
@@ -155,6 +157,9 @@ fn lint_reports_vacuous_and_contradictory_checks() {
         ("L-6", "contradicts type 'grep_not_match'"),
         ("L-8", "`|| true` turns every failure into success"),
         ("L-9", "a pipeline's status is its last command's, `head -20`"),
+        ("L-9", "runs 'npx', which the sandbox does not have"),
+        ("L-11", "`grep -rP fix(?=es) .` is refused in the sandbox (grep: -P is not supported"),
+        ("L-12", "`tee one.txt` is refused in the sandbox"),
     ] {
         assert!(text.lines().any(|l| l.starts_with(&format!("{id}: ")) && l.contains(needle)), "{id}: {text}");
     }

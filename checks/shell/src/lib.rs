@@ -10,7 +10,8 @@
 //!
 //! The input is a [`ShellInput`]: the command, the rule the host chose, the intent the
 //! lint diagnostics depend on and, for `reviewhost lint`, [`Mode::Lint`], which returns
-//! the diagnostics as evidence without running, and [`Mode::Plan`], which returns the
+//! the diagnostics as evidence without running the script (its literal commands are
+//! probed one at a time against an empty tree for refusals, [`lint::refusals`]), and [`Mode::Plan`], which returns the
 //! searches the command makes ([`plan`]) for the run's shared first pass.
 
 mod arith;
@@ -60,8 +61,9 @@ pub fn evaluate_with(input: &str, root: &std::path::Path, host: Option<exec::Hos
         let json = serde_json::to_string(&plans).map_err(|e| e.to_string())?;
         return Ok(Verdict { passed: true, message: json, evidence: Vec::new() });
     }
-    let notes = lint::diagnose(&script, input.intent, &ctx);
+    let mut notes = lint::diagnose(&script, input.intent, &ctx);
     if input.mode == Mode::Lint {
+        notes.extend(lint::refusals(&script, lookup, host.is_some()));
         let verdict = if notes.is_empty() { Verdict::pass("no findings") } else { Verdict::fail("findings") };
         return Ok(notes.into_iter().fold(verdict, |v, note| v.with_evidence("", None, note)));
     }

@@ -15,9 +15,10 @@
 //! The analysis looks at words that contain no substitution; it is a heuristic for
 //! authors, never a reason for a verdict by itself.
 
-use reviewhost_tool::Ctx;
+use reviewhost_tool::{Ctx, NO_LIMIT};
 
-use crate::parse::{AndOr, Command, Op, Script, literal};
+use crate::exec::{self, Trouble};
+use crate::parse::{AndOr, Command, Compound, Op, Pipeline, Script, literal};
 
 pub use reviewhost_protocol::Intent;
 
@@ -130,30 +131,97 @@ fn ends_with_unconditional_echo(item: &AndOr) -> bool {
 
 /// Calls `f` with the literal words of every simple command, at any depth.
 pub(crate) fn visit(script: &Script, f: &mut impl FnMut(&[String])) {
+    visit_commands(script, &mut |command| {
+        if let Command::Simple { words, .. } = command {
+            let words: Option<Vec<String>> = words.iter().map(literal).collect();
+            if let Some(words) = words {
+                f(&words);
+            }
+        }
+    });
+}
+
+/// Calls `f` with every simple command, at any depth: in braces, subshells, `if`,
+/// loop and function bodies, `while` conditions and `case` arms.
+fn visit_commands(script: &Script, f: &mut impl FnMut(&Command)) {
     for item in &script.0 {
         for pipeline in std::iter::once(&item.first).chain(item.rest.iter().map(|(_, p)| p)) {
             for command in &pipeline.commands {
                 match command {
-                    Command::Simple { words, .. } => {
-                        let words: Option<Vec<String>> = words.iter().map(literal).collect();
-                        if let Some(words) = words {
-                            f(&words);
+                    Command::Simple { .. } => f(command),
+                    Command::Subshell { body, .. } => visit_commands(body, f),
+                    Command::Group { body, kind, .. } => {
+                        match kind {
+                            Compound::While { condition, .. } => visit_commands(condition, f),
+                            Compound::Case { arms, .. } => arms.iter().for_each(|arm| visit_commands(&arm.body, f)),
+                            _ => {}
                         }
+                        visit_commands(body, f)
                     }
-                    Command::Subshell { body, .. } | Command::Group { body, .. } => visit(body, f),
                     Command::If { branches, otherwise, .. } => {
                         for (condition, body) in branches {
-                            visit(condition, f);
-                            visit(body, f);
+                            visit_commands(condition, f);
+                            visit_commands(body, f);
                         }
                         if let Some(body) = otherwise {
-                            visit(body, f);
+                            visit_commands(body, f);
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// Where the refusal probe's commands look for files: a directory no repository has
+/// (one that makes it changes only what lint says), so that they fail fast on every
+/// path and their findings do not depend on the tree.
+const PROBE_ROOT: &str = "/\u{1}reviewhost-lint-probe";
+
+/// Steps a probed command may take (a nested `bash -c` runs a script).
+const PROBE_STEPS: u64 = 1_000;
+
+/// The commands of `script` that use what the sandbox refuses: an option, subcommand or
+/// construct a tool does not support, a write, or (unless the operator may grant it,
+/// `granted`) a program the sandbox does not have. Each simple command whose words are
+/// all literal is run alone, with empty input, against an empty tree, by the
+/// interpreter that runs the check ([`exec`]), and what it refuses is reported: a
+/// refusal anywhere makes the assertion an error ([`crate::judge`]) whatever `||`, `;`
+/// or a pipeline does after it, so such a command is a check that can never pass or
+/// fail. Commands with a substitution or a variable are not probed (their words are
+/// known only when the script runs), nor are granted programs ever run.
+pub fn refusals(script: &Script, lookup: exec::Lookup, granted: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    visit_commands(script, &mut |command| {
+        let Command::Simple { words, .. } = command else { return };
+        let Some(words) = words.iter().map(literal).collect::<Option<Vec<String>>>() else { return };
+        if words.is_empty() {
+            return;
+        }
+        let alone = Script(vec![AndOr {
+            first: Pipeline { negated: false, commands: vec![command.clone()] },
+            rest: Vec::new(),
+        }]);
+        let run = exec::run_limited(&alone, Ctx::new(PROBE_ROOT), lookup, None, NO_LIMIT, PROBE_STEPS);
+        let shown = words.join(" ");
+        for trouble in &run.trouble {
+            let note = match trouble {
+                Trouble::Refused(why) => format!(
+                    "`{shown}` is refused in the sandbox ({why}), so this assertion is an error whatever the rest \
+                     of the command does"
+                ),
+                Trouble::Unavailable(program) if !granted => format!(
+                    "`{shown}` runs '{program}', which the sandbox does not have, so this assertion is an error \
+                     unless the operator grants it"
+                ),
+                _ => continue,
+            };
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    });
+    notes
 }
 
 fn grep_notes(words: &[String], intent: Intent, ctx: &Ctx, notes: &mut Vec<String>) {
@@ -281,6 +349,45 @@ mod tests {
         assert!(notes("grep x f; echo done", Intent::Match)[0].contains("unconditional echo"));
         assert!(notes("grep -q x f && echo found", Intent::Match).is_empty());
         assert!(notes("echo ''", Intent::NoMatch).is_empty());
+    }
+
+    fn refused(command: &str, granted: bool) -> Vec<String> {
+        refusals(&parse(command).unwrap(), crate::lookup, granted)
+    }
+
+    #[test]
+    fn points_at_commands_that_depend_on_a_refused_construct() {
+        for (command, what) in [
+            ("git log --oneline | grep -P 'fix(?=es)' || echo none", "-P is not supported"),
+            ("xargs -E _ echo < list; echo rc=$?", "-E"),
+            ("echo pwned | tee src/a.txt", "src/a.txt"),
+            ("set +e; echo x > out.txt; cat out.txt", "out.txt"),
+            ("f() { sed -i s/a/b/ a.txt; }; f && echo done", "sed"),
+            ("for f in a b; do grep -z x list; done", "-z is not supported"),
+            ("if true; then bash -c 'grep -P x f'; fi", "-P is not supported"),
+            ("while grep -P x f; do :; done", "-P is not supported"),
+            ("case x in x) grep -P x f;; esac", "-P is not supported"),
+        ] {
+            let notes = refused(command, false);
+            assert!(
+                notes.iter().any(|n| n.contains("is refused in the sandbox") && n.contains(what)),
+                "{command}: {notes:?}"
+            );
+        }
+        let unavailable = refused("npx tsc --noEmit || true", false);
+        assert!(unavailable[0].contains("does not have") && unavailable[0].contains("npx"), "{unavailable:?}");
+        // A granted program is never run by the probe, nor reported.
+        assert!(refused("npx tsc --noEmit || true", true).is_empty());
+        for command in [
+            "grep -rn TODO src || echo none",
+            "find . -name '*.pem' | wc -l",
+            "cat missing.txt 2>/dev/null; echo $?",
+            "git log --oneline -5",
+            "echo x > /dev/null",
+            "grep -P \"$pattern\" f",
+        ] {
+            assert!(refused(command, false).is_empty(), "{command}: {:?}", refused(command, false));
+        }
     }
 
     #[test]
