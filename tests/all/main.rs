@@ -22,6 +22,7 @@ mod find_names;
 mod fix_review;
 mod forged_state;
 mod fuzz;
+mod git_objects;
 mod grants;
 mod host_git;
 mod host_reads;

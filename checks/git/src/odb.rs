@@ -4,7 +4,8 @@
 //! has no implementation for WASI: in the component every packed repository — every
 //! clone — would fail. So the files are read whole into memory here and handed to
 //! gix-pack's parsers (`index::File::from_data`, `data::File::from_data`), which do the
-//! delta resolution; loose objects go through gix-odb's loose store, which reads files.
+//! delta resolution. gix-odb's loose store maps files too (since gix-odb 0.87), so loose
+//! objects are read here as well ([`read_loose`]) and inflated with gix's zlib.
 //! Pack data is read only when an object in it is needed, and once per process: the
 //! interpreter runs many `git` commands over the same repository.
 
@@ -41,7 +42,8 @@ struct Pack {
 
 /// The objects of a repository and its (checked) alternates.
 pub struct Odb {
-    loose: Vec<gix::odb::loose::Store>,
+    /// The object directories, whose `xx/yyyy…` files are the loose objects.
+    loose: Vec<PathBuf>,
     packs: Vec<Pack>,
 }
 
@@ -50,7 +52,7 @@ impl Odb {
     pub fn open(dirs: &[PathBuf]) -> Result<Odb, Error> {
         let mut odb = Odb { loose: Vec::new(), packs: Vec::new() };
         for dir in dirs {
-            odb.loose.push(gix::odb::loose::Store::at(dir, SHA1));
+            odb.loose.push(dir.clone());
             let Ok(entries) = std::fs::read_dir(dir.join("pack")) else { continue };
             let mut names: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
             names.sort();
@@ -95,20 +97,9 @@ impl Odb {
                 })?;
             return Ok(Some((outcome.kind, out)));
         }
-        for loose in &self.loose {
-            // The header's size, before anything is inflated: a small compressed file
-            // may claim a huge object.
-            match loose.try_header(id) {
-                Ok(Some((size, _))) if size > MAX_OBJECT_SIZE => return Err(Error::TooLarge(id.to_owned())),
-                Ok(Some(_)) => {}
-                Ok(None) => continue,
-                Err(e) => return Err(Error::Fatal(format!("cannot read object {id}: {e}"))),
-            }
-            let mut buf = Vec::new();
-            match loose.try_find(id, &mut buf) {
-                Ok(Some(obj)) => return Ok(Some((obj.kind, obj.data.to_vec()))),
-                Ok(None) => continue,
-                Err(e) => return Err(Error::Fatal(format!("cannot read object {id}: {e}"))),
+        for dir in &self.loose {
+            if let Some(object) = read_loose(dir, id)? {
+                return Ok(Some(object));
             }
         }
         Ok(None)
@@ -122,7 +113,7 @@ impl Odb {
     /// Whether object `id` exists.
     pub fn contains(&self, id: &gix::oid) -> bool {
         self.packs.iter().any(|p| p.index.lookup(id).is_some())
-            || self.loose.iter().any(|l| loose_path(l.path(), id).is_file())
+            || self.loose.iter().any(|dir| loose_path(dir, id).is_file())
     }
 
     /// The ids starting with the hex digits `prefix` (at least 4), up to `limit` of them.
@@ -144,7 +135,7 @@ impl Odb {
             }
         }
         for loose in &self.loose {
-            let Ok(entries) = std::fs::read_dir(loose.path().join(&prefix[..2])) else { continue };
+            let Ok(entries) = std::fs::read_dir(loose.join(&prefix[..2])) else { continue };
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
                 if name.len() == 38
@@ -184,6 +175,42 @@ impl Pack {
         *self.data.borrow_mut() = Some(data.clone());
         Ok(data)
     }
+}
+
+/// The loose object `id` in the object directory `dir`: its kind and inflated body, `None`
+/// when there is no such file. The size its header claims is checked before the body is
+/// inflated (a small compressed file may claim a huge object), and the body must have
+/// exactly that size.
+fn read_loose(dir: &Path, id: &gix::oid) -> Result<Option<(gix::object::Kind, Vec<u8>)>, Error> {
+    let path = loose_path(dir, id);
+    let corrupt = |why: &str| Error::Fatal(format!("cannot read object {id}: loose object {}: {why}", path.display()));
+    let data = match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Ok(meta) if !meta.is_file() => return Err(corrupt("not a regular file")),
+        _ => read_capped(&path)?,
+    };
+    let mut inflate = gix::zlib::Inflate::default();
+    let mut header = [0u8; 64];
+    let (status, used, written) = inflate.prefix(&data, &mut header).map_err(|e| corrupt(&e.to_string()))?;
+    if status == gix::zlib::Status::BufError {
+        return Err(corrupt("truncated"));
+    }
+    let (kind, size, header_len) =
+        gix::objs::decode::loose_header(&header[..written]).map_err(|e| corrupt(&e.to_string()))?;
+    if size > MAX_OBJECT_SIZE {
+        return Err(Error::TooLarge(id.to_owned()));
+    }
+    if (written - header_len) as u64 > size {
+        return Err(corrupt(&format!("longer than the {size} bytes its header says")));
+    }
+    let mut body = Vec::new();
+    let len = inflate
+        .rest(&data[used..], &header[..written], header_len, &mut body, size as usize)
+        .map_err(|e| corrupt(&e.to_string()))?;
+    if len as u64 != size {
+        return Err(corrupt(&format!("{len} bytes where its header says {size}")));
+    }
+    Ok(Some((kind, body)))
 }
 
 fn loose_path(dir: &Path, id: &gix::oid) -> PathBuf {
