@@ -1,12 +1,17 @@
 //! The peers' own test suites against the sandboxed tools: cases from GNU grep's,
-//! ripgrep's, jq's, busybox's and toybox's suites (`../shared/corpus/peer-suites/`, with
-//! the real tools' outputs recorded on Debian 12), run through the interpreter and its
-//! programs on the same files, compared on stdout and exit status.
+//! ripgrep's, jq's, busybox's and toybox's suites (`../shared/corpus/peer-suites/`), and a
+//! second extraction from bash's, GNU sed's, gawk's, findutils' and jq's
+//! (`../shared/corpus/peer-suites-2/`), with the real tools' outputs recorded on Debian 12,
+//! run through the interpreter and its programs on the same files, compared on stdout and
+//! exit status.
 //!
-//! Every case that disagrees must be listed, with the reason, in `peer_differences.txt`
-//! beside this file; a listed case that agrees fails too, so the list only shrinks. The
-//! figures (agreeing cases per suite) are printed. Skips with a message when the shared
-//! corpus is not beside the repository.
+//! In the second set a case may also end in a refusal (the assertion's `error` naming
+//! what the sandbox does not have, [`exec::Trouble`]): never a silent difference. Every
+//! case that differs silently must be listed, with the reason, in `peer_differences.txt`
+//! (first set) or `peer_differences_2.txt` (second) beside this file; a listed case that
+//! agrees fails too, so the lists only shrink. The figures (agreeing cases per suite; for
+//! the second set, identical answers among the cases the README says the sandbox answers)
+//! are printed. Skips with a message when the shared corpus is not beside the repository.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,13 +22,18 @@ use serde_json::Value;
 
 const SUITES: [&str; 4] = ["grep", "rg", "jq", "coreutils"];
 
+const SUITES_2: [&str; 7] = ["shell", "sed", "awk", "xargs", "find", "jq", "rg"];
+
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/peer-suites")
 }
 
-/// `id → reason` from `peer_differences.txt` (`id<space>reason`, `#` comments).
-fn known_differences() -> BTreeMap<String, String> {
-    let text = include_str!("peer_differences.txt");
+fn corpus_2() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/peer-suites-2")
+}
+
+/// `id → reason` from a differences list (`id<space>reason`, `#` comments).
+fn known_differences(text: &str) -> BTreeMap<String, String> {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -81,8 +91,16 @@ fn base64(text: &str) -> Vec<u8> {
     out
 }
 
-/// What the interpreter prints and exits with for `case`.
-fn run(case: &Value) -> (String, i32) {
+/// What the interpreter prints and exits with for `case`, and whether it refused
+/// something (the assertion would be an `error` naming it).
+fn run(case: &Value) -> (String, i32, bool) {
+    // The interpreter's stack budget is the component's; a debug build's frames are
+    // larger than a release build's, so a deep case gets room to reach the budget.
+    let case = case.clone();
+    std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_here(&case)).unwrap().join().unwrap()
+}
+
+fn run_here(case: &Value) -> (String, i32, bool) {
     let dir = tempfile::tempdir().unwrap();
     materialise(dir.path(), case["files"].as_object().unwrap());
     let mut command = case["cmd"].as_str().unwrap().to_string();
@@ -101,9 +119,11 @@ fn run(case: &Value) -> (String, i32) {
     match parse::parse(&command) {
         Ok(script) => {
             let run = exec::run(&script, Ctx::new(dir.path()), lookup, NO_LIMIT);
-            (String::from_utf8_lossy(&run.stdout).into_owned(), run.status)
+            let refused =
+                run.trouble.iter().any(|t| matches!(t, exec::Trouble::Refused(_) | exec::Trouble::Unavailable(_)));
+            (String::from_utf8_lossy(&run.stdout).into_owned(), run.status, refused)
         }
-        Err(e) => (format!("unsupported: {e}"), -1),
+        Err(e) => (format!("unsupported: {e}"), -1, true),
     }
 }
 
@@ -141,7 +161,7 @@ fn the_peers_suites_agree_except_where_listed() {
         eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", corpus().display());
         return;
     }
-    let known = known_differences();
+    let known = known_differences(include_str!("peer_differences.txt"));
     let mut differing = BTreeSet::new();
     let mut report = Vec::new();
     let mut unlisted = Vec::new();
@@ -154,7 +174,7 @@ fn the_peers_suites_agree_except_where_listed() {
             }
             total += 1;
             let id = case["id"].as_str().unwrap().to_string();
-            let (stdout, status) = run(&case);
+            let (stdout, status, _) = run(&case);
             let (want_out, want_status) = (case["real"]["stdout"].as_str().unwrap(), case["real"]["exit"].as_i64());
             let same_out = match case["order"].as_str() {
                 Some("sorted") => sorted(&stdout) == sorted(want_out),
@@ -179,6 +199,64 @@ fn the_peers_suites_agree_except_where_listed() {
     assert!(
         unlisted.is_empty() && stale.is_empty(),
         "{} disagreement(s) not in peer_differences.txt:\n{}\n\n{} listed case(s) that agree now (remove them): {stale:?}",
+        unlisted.len(),
+        unlisted.join("\n"),
+        stale.len()
+    );
+}
+
+#[test]
+fn the_second_suites_answer_or_refuse_except_where_listed() {
+    if !corpus_2().is_dir() {
+        eprintln!("skipped: {} is not there (the shared corpus sits beside the repository)", corpus_2().display());
+        return;
+    }
+    let known = known_differences(include_str!("peer_differences_2.txt"));
+    let mut differing = BTreeSet::new();
+    let mut report = Vec::new();
+    let mut unlisted = Vec::new();
+    for suite in SUITES_2 {
+        let text = std::fs::read_to_string(corpus_2().join(format!("{suite}.jsonl"))).unwrap();
+        // Cases the README says the sandbox answers: identical / all; every case: refused.
+        let (mut identical, mut answers, mut refused_cases, mut total) = (0, 0, 0, 0);
+        for case in text.lines().map(|l| serde_json::from_str::<Value>(&python_json(l)).unwrap()) {
+            if !case["skip"].is_null() || case["real"].is_null() {
+                continue;
+            }
+            total += 1;
+            let answer = case["kind"] == "answer";
+            answers += usize::from(answer);
+            let id = case["id"].as_str().unwrap().to_string();
+            let (stdout, status, refused) = run(&case);
+            let (want_out, want_status) = (case["real"]["stdout"].as_str().unwrap(), case["real"]["exit"].as_i64());
+            let same_out = match case["order"].as_str() {
+                Some("sorted") => sorted(&stdout) == sorted(want_out),
+                _ => stdout == want_out,
+            };
+            if same_out && want_status == Some(i64::from(status)) && !refused {
+                identical += usize::from(answer);
+                continue;
+            }
+            if refused {
+                refused_cases += 1;
+                continue;
+            }
+            differing.insert(id.clone());
+            if !known.contains_key(&id) {
+                unlisted.push(format!(
+                    "{id}: {}\n  real: {want_out:?} exit {want_status:?}\n  ours: {stdout:?} exit {status}",
+                    case["cmd"].as_str().unwrap()
+                ));
+            }
+        }
+        report.push(format!("{suite} answers {identical}/{answers}, refused {refused_cases}/{total}"));
+    }
+    eprintln!("peer suites (second set): {}", report.join(", "));
+    let stale: Vec<&String> = known.keys().filter(|id| !differing.contains(*id)).collect();
+    assert!(
+        unlisted.is_empty() && stale.is_empty(),
+        "{} silent difference(s) not in peer_differences_2.txt:\n{}\n\n{} listed case(s) that answer or refuse now \
+         (remove them): {stale:?}",
         unlisted.len(),
         unlisted.join("\n"),
         stale.len()
