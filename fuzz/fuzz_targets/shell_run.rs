@@ -4,6 +4,7 @@
 #![no_main]
 
 #[path = "../invariants/shell_run.rs"]
+#[allow(dead_code, reason = "`refuses` is for the stable test's seed check")]
 mod invariant;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| invariant::check(data));

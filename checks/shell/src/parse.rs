@@ -326,6 +326,9 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     if parenthesis_depth(source) > MAX_PARENTHESES {
         return Err(Unsupported(format!("more than {MAX_PARENTHESES} parentheses open at once")));
     }
+    if let Some(number) = overflowing_number(source) {
+        return Err(Unsupported(format!("the number {number} is too large")));
+    }
     let program = Parser::new(std::io::Cursor::new(source.as_bytes()), &options())
         .parse_program()
         .map_err(|e| Unsupported(format!("shell syntax error: {e}")))?;
@@ -334,6 +337,35 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
         items.extend(compound_list(&complete, depth)?);
     }
     Ok(Script(items))
+}
+
+/// A number brush-parser 0.4 would panic on (it unwraps its parse of them): a file
+/// descriptor before `<` or `>` beyond `i32`, or a brace-sequence or tilde number
+/// (after `{`, `.`, a sign or `~`) beyond `i64`. Found by fuzzing (`fuzz/`): in the
+/// component a panic is a trap, so the command is refused with the number instead.
+fn overflowing_number(source: &str) -> Option<&str> {
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        let digits = source[start..i].trim_start_matches('0');
+        let fits = |max: u64| digits.is_empty() || digits.parse::<u64>().is_ok_and(|n| n <= max);
+        let before = start.checked_sub(1).map(|j| bytes[j]);
+        let descriptor = matches!(bytes.get(i), Some(b'<' | b'>'));
+        if (descriptor && !fits(i32::MAX as u64))
+            || (matches!(before, Some(b'{' | b'.' | b'-' | b'+' | b'~')) && !fits(i64::MAX as u64))
+        {
+            return Some(&source[start..i]);
+        }
+    }
+    None
 }
 
 /// A cheap upper bound of the parenthesis/brace nesting, checked before brush-parser
@@ -1137,6 +1169,29 @@ mod tests {
         let quoted = format!("grep -E '{}x' f && echo \\( \\(", "(".repeat(40));
         assert!(parse(&quoted).is_ok());
         assert!(parse("(cd web && (grep -q x f || true))").is_ok());
+    }
+
+    #[test]
+    fn numbers_the_grammar_would_panic_on_are_refused() {
+        // Found by fuzzing: brush-parser unwraps these parses.
+        for source in [
+            "grep x f 22222222222222222222222222>&1",
+            "echo 2147483648>out",
+            "echo {1..99999999999999999999}",
+            "echo {-9223372036854775808..1}",
+            "echo {1..3..99999999999999999999}",
+        ] {
+            let error = parse(source).unwrap_err();
+            assert!(error.0.contains("is too large"), "{source}: {error:?}");
+        }
+        for source in [
+            "echo 2147483647>/dev/null",
+            "echo {1..3}",
+            "git log --since=1700000000000000000000",
+            "echo 0000000000000001>&2",
+        ] {
+            assert!(parse(source).is_ok(), "{source}");
+        }
     }
 
     fn words(source: &str) -> Vec<Vec<Piece>> {
