@@ -18,10 +18,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reviewhost_check_shell::exec::{self, Run, Trouble};
 use reviewhost_check_shell::judge::{Rule, judge};
-use reviewhost_check_shell::{lookup, parse::parse};
+use reviewhost_check_shell::lookup;
+use reviewhost_check_shell::parse::{Command, Compound, Piece, Script, parse};
 use reviewhost_tool::{Ctx, NO_LIMIT};
 
 /// Longest script run: the parser's target covers longer ones.
@@ -33,6 +35,10 @@ const MAX_STEPS: u64 = 2_000;
 
 /// The wrappers a refusal must survive: `S` is replaced by the script.
 const WRAPPERS: &[&str] = &["{ S\n} || true", "S\ntrue", "(S\n)", "x=$(S\n); echo \"$x\"", "{ S\n} | cat", "! { S\n}"];
+
+/// Wrapped scripts compared with their plain run, over all inputs: a check in which it
+/// stays 0 compared nothing.
+pub static WRAPPED: AtomicUsize = AtomicUsize::new(0);
 
 /// The tree every script runs over, made once per process.
 fn tree() -> &'static Path {
@@ -65,8 +71,38 @@ fn tree() -> &'static Path {
 }
 
 fn run(source: &str) -> Option<Run> {
-    let script = parse(source).ok()?;
-    Some(exec::run_limited(&script, Ctx::new(tree()), lookup, None, NO_LIMIT, MAX_STEPS))
+    Some(execute(&parse(source).ok()?))
+}
+
+fn execute(script: &Script) -> Run {
+    exec::run_limited(script, Ctx::new(tree()), lookup, None, NO_LIMIT, MAX_STEPS)
+}
+
+/// The script `WRAPPERS[i]` wraps, as parsed from the wrapped text: `None` when the
+/// wrapper's text did not parse into that shape (a script ending inside an open
+/// construct joins the wrapper's text, which then means something else).
+fn wrapped(i: usize, script: &Script) -> Option<Script> {
+    let first = script.0.first()?;
+    let group_body = |command: &Command| match command {
+        Command::Group { body, kind: Compound::Braces, .. } => Some(body.clone()),
+        _ => None,
+    };
+    match i {
+        0 | 4 | 5 => group_body(first.first.commands.first()?),
+        1 => Some(Script(script.0[..script.0.len() - 1].to_vec())),
+        2 => match first.first.commands.first()? {
+            Command::Subshell { body, .. } => Some(body.clone()),
+            _ => None,
+        },
+        3 => match first.first.commands.first()? {
+            Command::Simple { assignments, .. } => match assignments.first()?.value.0.first()? {
+                Piece::Substitution { script, .. } => Some(script.clone()),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether running `source` over the tree records a refusal (`None`: it does not parse).
@@ -102,7 +138,8 @@ pub fn check(bytes: &[u8]) {
         return;
     }
     let source = String::from_utf8_lossy(bytes);
-    let Some(plain) = run(&source) else { return };
+    let Ok(script) = parse(&source) else { return };
+    let plain = execute(&script);
     for rule in rules() {
         let verdict = judge(&rule, &plain, &[]);
         if refused(&plain) {
@@ -121,10 +158,15 @@ pub fn check(bytes: &[u8]) {
     if !refused(&plain) {
         return;
     }
-    for wrapper in WRAPPERS {
-        let wrapped = wrapper.replace('S', &source);
-        // A script that ends inside an open construct can join the wrapper's text.
-        let Some(run) = run(&wrapped) else { continue };
+    for (i, wrapper) in WRAPPERS.iter().enumerate() {
+        let wrapped_text = wrapper.replace('S', &source);
+        let Ok(whole) = parse(&wrapped_text) else { continue };
+        if wrapped(i, &whole).as_ref() != Some(&script) {
+            continue;
+        }
+        let run = execute(&whole);
+        WRAPPED.fetch_add(1, Ordering::Relaxed);
+        let wrapped = wrapped_text;
         assert!(
             refused(&run),
             "the refusal in {source:?} ({:?}) is lost in {wrapped:?}: status {}, trouble {:?}",

@@ -442,6 +442,9 @@ impl Shell {
 
     fn pipeline(&mut self, pipeline: &Pipeline, stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
         let flow = match pipeline.commands.as_slice() {
+            // `!` alone: bash negates the empty pipeline's 0 (found by fuzzing: the stages
+            // below assumed at least one command).
+            [] => Flow::Next(0),
             [command] => self.command(command, stdin, out, err),
             commands => Flow::Next(self.stages(commands, stdin, out, err)),
         };
@@ -1498,6 +1501,13 @@ mod tests {
         assert_eq!(refused(&r), ["python3: 'python3' is not granted"]);
         let plain = run(&parse("npx tsc").unwrap(), Ctx::new(dir.path()), programs, NO_LIMIT);
         assert!(matches!(&plain.trouble[..], [Trouble::Unavailable(p)] if p == "npx"), "no host: unavailable");
+    }
+
+    #[test]
+    fn a_lone_negation_negates_the_empty_pipeline() {
+        // Found by fuzzing: `!` alone underflowed the stage count.
+        let r = sh("!; echo $?");
+        assert_eq!((r.status, out(&r)), (0, "1\n".to_string()));
     }
 
     #[test]

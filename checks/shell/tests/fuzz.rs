@@ -41,4 +41,7 @@ fn the_refusal_seeds_are_refused() {
         assert_eq!(run_invariant::refuses(&source), Some(true), "{name}: {source}");
         run_invariant::check(source.as_bytes());
     }
+    // Each refused seed was run inside every wrapper.
+    let wrapped = run_invariant::WRAPPED.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(wrapped >= 6 * 6, "only {wrapped} wrapped runs");
 }
