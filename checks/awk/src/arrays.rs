@@ -183,10 +183,12 @@ fn visit_expr(e: &Expr, f: &mut dyn FnMut(Use)) {
         }
         Expr::Builtin(which, args) => {
             for (pos, arg) in args.iter().enumerate() {
-                if *which == Builtin::Split
-                    && pos == 1
-                    && let Expr::LValue(LValue::Var(v)) = arg
-                {
+                let array_arg = match which {
+                    Builtin::Split => pos == 1 || pos == 3,
+                    Builtin::Match => pos == 2,
+                    _ => false,
+                };
+                if array_arg && let Expr::LValue(LValue::Var(v)) = arg {
                     f(Use::Array(*v));
                 }
                 visit_expr(arg, f);

@@ -6,8 +6,8 @@ use std::rc::Rc;
 use crate::ast::{Builtin, Expr, LValue, Var, slot};
 use crate::error::{Error, Result};
 use crate::format::sprintf;
-use crate::input::{FieldSep, split_fields};
-use crate::interp::{Cell, Interp};
+use crate::input::{FieldSep, split_fields, split_with_seps};
+use crate::interp::{Cell, Interp, Place};
 use crate::parser::strip_group;
 use crate::pattern::Pattern;
 use crate::text;
@@ -37,10 +37,14 @@ impl Interp<'_, '_, '_> {
             Builtin::Match => {
                 let s = self.string_arg(&args[0])?;
                 let re = self.regex_of(&args[1])?;
-                let (start, len) = match re.find_at(&s, 0) {
+                let found = re.find_at(&s, 0);
+                let (start, len) = match found {
                     Some((ms, me)) => (text::char_index(&s, ms) as f64 + 1.0, text::char_len(&s[ms..me]) as f64),
                     None => (0.0, -1.0),
                 };
+                if let Some(Expr::LValue(LValue::Var(array))) = args.get(2) {
+                    self.match_groups(*array, &re, &s, found)?;
+                }
                 self.globals[slot::RSTART] = Cell::Val(Value::Num(start));
                 self.globals[slot::RLENGTH] = Cell::Val(Value::Num(len));
                 Ok(Value::Num(start))
@@ -93,6 +97,24 @@ impl Interp<'_, '_, '_> {
         }
     }
 
+    /// gawk's `match(s, re, arr)`: `arr[n]` the text of group `n` (0: the whole match),
+    /// `arr[n, "start"]` and `arr[n, "length"]` where it is, in characters.
+    fn match_groups(&mut self, array: Var, re: &Pattern, s: &[u8], found: Option<(usize, usize)>) -> Result<()> {
+        let subsep = self.special_bytes(slot::SUBSEP);
+        let a = self.array(array)?;
+        let mut a = a.borrow_mut();
+        a.clear();
+        let Some((ms, me)) = found else { return Ok(()) };
+        for (n, span) in re.groups(s, ms, me).into_iter().enumerate() {
+            let Some((gs, ge)) = span else { continue };
+            let key = |what: &[u8]| [n.to_string().as_bytes(), &subsep, what].concat();
+            a.set(n.to_string().into_bytes(), Value::input(&s[gs..ge]));
+            a.set(key(b"start"), Value::Num(text::char_index(s, gs) as f64 + 1.0));
+            a.set(key(b"length"), Value::Num(text::char_len(&s[gs..ge]) as f64));
+        }
+        Ok(())
+    }
+
     fn string_arg(&mut self, e: &Expr) -> Result<Rc<[u8]>> {
         let v = self.eval(e)?;
         Ok(self.to_bytes(&v))
@@ -127,6 +149,8 @@ impl Interp<'_, '_, '_> {
                 self.separator(&fs)?
             }
             Some(e) => match strip_group(e) {
+                // `//` splits into characters, as `""` does (gawk).
+                Expr::Regex(i) if self.prog.regexes[*i].is_empty() => FieldSep::Chars,
                 Expr::Regex(i) => FieldSep::Regex(self.regexes[*i].clone()),
                 other => {
                     let v = self.eval(other)?;
@@ -135,7 +159,18 @@ impl Interp<'_, '_, '_> {
                 }
             },
         };
-        let fields = split_fields(&s, &sep, false);
+        let (fields, seps) = match args.get(3) {
+            Some(_) => split_with_seps(&s, &sep),
+            None => (split_fields(&s, &sep, false), Vec::new()),
+        };
+        if let Some(Expr::LValue(LValue::Var(seps_var))) = args.get(3) {
+            let sa = self.array(*seps_var)?;
+            let mut sa = sa.borrow_mut();
+            sa.clear();
+            for (i, text) in seps {
+                sa.set(i.to_string().into_bytes(), Value::input(&text));
+            }
+        }
         let a = self.array(*array)?;
         let mut a = a.borrow_mut();
         a.clear();
@@ -165,11 +200,17 @@ impl Interp<'_, '_, '_> {
             },
             None => LValue::Field(Box::new(Expr::Num(0.0))),
         };
-        let v = self.get(&target)?;
+        let place = self.resolve(&target)?;
+        let v = self.get_place(&place)?;
         let s = self.to_bytes(&v);
         let (out, count) = replace(&re, &s, &repl, global);
         if count > 0 {
-            self.set(&target, Value::Str(Rc::from(out)))?;
+            self.set_place(&place, Value::Str(Rc::from(out)))?;
+        } else if let Place::Var(var) = place
+            && matches!(self.cell(var), Cell::Uninit)
+        {
+            // The target is a scalar from now on, even when nothing matched (gawk).
+            *self.cell(var) = Cell::Val(Value::Uninit);
         }
         Ok(Value::Num(count as f64))
     }
@@ -226,9 +267,10 @@ pub fn replace(re: &Pattern, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, u
             if ms >= s.len() {
                 break;
             }
-            let n = text::byte_offset(&s[ms..], 1).max(1);
-            out.extend_from_slice(&s[pos..ms + n]);
-            pos = ms + n;
+            // gawk steps over one byte, not one character, after an empty match: in
+            // UTF-8 text `gsub(/x*/, "-")` puts a `-` between a character's bytes too.
+            out.extend_from_slice(&s[pos..ms + 1]);
+            pos = ms + 1;
             continue;
         }
         out.extend_from_slice(&s[pos..ms]);
@@ -240,9 +282,8 @@ pub fn replace(re: &Pattern, s: &[u8], repl: &[u8], global: bool) -> (Vec<u8>, u
                 pos = s.len() + 1;
                 break;
             }
-            let n = text::byte_offset(&s[ms..], 1).max(1);
-            out.extend_from_slice(&s[ms..ms + n]);
-            pos = ms + n;
+            out.push(s[ms]);
+            pos = ms + 1;
         } else {
             pos = me;
         }

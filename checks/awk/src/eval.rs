@@ -50,12 +50,14 @@ impl Interp<'_, '_, '_> {
     }
 
     pub(crate) fn eval_assign(&mut self, lv: &LValue, op: Option<BinOp>, rhs: &Expr) -> Result<Value> {
+        // The value first, then the place (gawk: `a[i++] = i` stores the old `i`).
         let mut v = self.eval(rhs)?;
+        let place = self.resolve(lv)?;
         if let Some(op) = op {
-            let cur = self.get(lv)?.num();
+            let cur = self.get_place(&place)?.num();
             v = Value::Num(arith(op, cur, v.num())?);
         }
-        self.set(lv, v.clone())?;
+        self.set_place(&place, v.clone())?;
         Ok(v)
     }
 
@@ -112,8 +114,9 @@ impl Interp<'_, '_, '_> {
     }
 
     pub(crate) fn eval_incdec(&mut self, lv: &LValue, delta: f64, prefix: bool) -> Result<Value> {
-        let old = self.get(lv)?.num();
-        self.set(lv, Value::Num(old + delta))?;
+        let place = self.resolve(lv)?;
+        let old = self.get_place(&place)?.num();
+        self.set_place(&place, Value::Num(old + delta))?;
         Ok(Value::Num(if prefix { old + delta } else { old }))
     }
 
@@ -154,7 +157,16 @@ impl Interp<'_, '_, '_> {
         self.callees.push(index);
         let flow = self.exec_block(&f.body);
         self.callees.pop();
-        self.frames.pop();
+        let frame = self.frames.pop().unwrap_or_default();
+        // An untyped variable passed to a parameter the function used as a scalar is a
+        // scalar afterwards (gawk: `f(a); a[1]` is then an error).
+        for (arg, cell) in args.iter().zip(&frame) {
+            if let (Expr::LValue(LValue::Var(v)), Cell::Val(_)) = (crate::parser::strip_group(arg), cell)
+                && matches!(self.cell(*v), Cell::Uninit)
+            {
+                *self.cell(*v) = Cell::Val(Value::Uninit);
+            }
+        }
         match flow? {
             Flow::Return(v) => Ok(v),
             Flow::Exit => Err(Error::Exit),

@@ -31,9 +31,12 @@ pub fn format_number(fmt: &[u8], n: f64) -> Vec<u8> {
 }
 
 /// `sprintf(fmt, args...)`; `convfmt` converts numbers given to `%s`.
-pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, String> {
+pub fn sprintf(fmt: &[u8], all_args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    let mut args = args.iter();
+    let mut args = all_args.iter();
+    // Whether the conversions use gawk's positional `%N$` (all of them must, or none).
+    let mut positional: Option<bool> = None;
+    const MIXED: &str = "must use `count$' on all formats or none";
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
@@ -44,6 +47,25 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, St
         }
         let start = i - 1;
         let mut spec = Spec::default();
+        if fmt.get(i) == Some(&b'%') {
+            out.push(b'%');
+            i += 1;
+            continue;
+        }
+        let (n, len) = digits(&fmt[i..]);
+        let mut chosen: Option<&Value> = None;
+        let is_positional = len > 0 && fmt.get(i + len) == Some(&b'$');
+        let percent = fmt[i..].iter().find(|b| b.is_ascii_alphabetic() || **b == b'%') == Some(&b'%');
+        if !percent && *positional.get_or_insert(is_positional) != is_positional {
+            return Err(MIXED.into());
+        }
+        if is_positional {
+            i += len + 1;
+            if n == 0 || n > all_args.len() {
+                return Err(format!("argument index {n} greater than total number of supplied arguments"));
+            }
+            chosen = Some(&all_args[n - 1]);
+        }
         while let Some(&f) = fmt.get(i) {
             match f {
                 b'-' => spec.left = true,
@@ -55,7 +77,13 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, St
             }
             i += 1;
         }
+        if chosen.is_some() && fmt[i..].iter().take_while(|b| !b.is_ascii_alphabetic()).any(|b| *b == b'*') {
+            return Err(MIXED.into());
+        }
         let mut next_arg = |what: &str| {
+            if let Some(v) = chosen {
+                return Ok(v.clone());
+            }
             args.next().cloned().ok_or_else(|| {
                 format!("not enough arguments to satisfy format string `{}' ({what})", String::from_utf8_lossy(fmt))
             })
@@ -113,7 +141,10 @@ pub fn sprintf(fmt: &[u8], args: &[Value], convfmt: &[u8]) -> Result<Vec<u8>, St
                 let v = next_arg("%c")?;
                 let s = match &v {
                     Value::Num(n) | Value::StrNum(_, n) => text::char_of_code(*n),
-                    Value::Uninit => Vec::new(),
+                    // An uninitialised value is the number 0: a NUL byte.
+                    Value::Uninit => vec![0],
+                    // gawk prints a NUL byte for the empty string too.
+                    Value::Str(s) if s.is_empty() => vec![0],
                     Value::Str(s) => text::first_char(s).to_vec(),
                 };
                 pad_text(&mut out, &spec, &s);
@@ -236,9 +267,13 @@ fn unsigned(v: f64, conv: u8, spec: &Spec) -> Vec<u8> {
             digits.insert(0, '0');
         }
     }
+    // gawk prefixes `0` to any octal of a value that is not exactly zero, even when the
+    // precision already put zeros in front (`%#.3o` of 8 is `0010`, of 0.1 is `00`).
+    if spec.alt && conv == b'o' && v != 0.0 {
+        digits.insert(0, '0');
+    }
     if spec.alt && n != 0 {
         match conv {
-            b'o' if !digits.starts_with('0') => digits.insert(0, '0'),
             b'x' => digits.insert_str(0, "0x"),
             b'X' => digits.insert_str(0, "0X"),
             _ => {}

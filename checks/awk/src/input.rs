@@ -73,14 +73,18 @@ impl Source {
                 if rest.is_empty() {
                     return None;
                 }
-                let mut at = 0;
-                while let Some((s, e)) = re.find_at(rest, at) {
+                // Searched in the whole input, so that `^` in RS matches only at its
+                // start (gawk), not at each record's.
+                let start = self.pos;
+                let mut at = start;
+                while let Some((s, e)) = re.find_at(&self.data, at) {
                     if e > s {
-                        self.pos += e;
-                        return Some(rest[..s].to_vec());
+                        let record = self.data[start..s].to_vec();
+                        self.pos = e;
+                        return Some(record);
                     }
                     at = s + 1;
-                    if at > rest.len() {
+                    if at > self.data.len() {
                         break;
                     }
                 }
@@ -107,9 +111,12 @@ pub enum FieldSep {
     Regex(Rc<Pattern>),
 }
 
-/// The fields of `record`. In paragraph mode a newline always separates fields too.
+/// The fields of `record`. In paragraph mode a newline separates fields too when FS is
+/// one character.
 pub fn split_fields(record: &[u8], sep: &FieldSep, paragraph: bool) -> Vec<Vec<u8>> {
-    if paragraph && !matches!(sep, FieldSep::Blank) {
+    // gawk does this for a one-character FS only: a regex FS (and `FS = ""`) sees the
+    // newline as any other character.
+    if paragraph && matches!(sep, FieldSep::Byte(_)) {
         return record.split(|b| *b == b'\n').flat_map(|line| split_fields(line, sep, false)).collect();
     }
     match sep {
@@ -130,6 +137,58 @@ pub fn split_fields(record: &[u8], sep: &FieldSep, paragraph: bool) -> Vec<Vec<u
         }
         FieldSep::Regex(re) => split_regex(record, re),
     }
+}
+
+/// Separators' texts by the index of the field before each.
+pub type Separators = Vec<(usize, Vec<u8>)>;
+
+/// gawk's `split(s, a, sep, seps)`: the fields, and each separator's text by the index
+/// of the field before it (with blanks, leading ones are 0 and trailing ones `n`).
+pub fn split_with_seps(record: &[u8], sep: &FieldSep) -> (Vec<Vec<u8>>, Separators) {
+    let mut fields = Vec::new();
+    let mut seps = Vec::new();
+    match sep {
+        FieldSep::Blank => {
+            let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n');
+            let mut i = 0;
+            while i < record.len() {
+                let run = record[i..].iter().take_while(|b| blank(b)).count();
+                if run > 0 {
+                    seps.push((fields.len(), record[i..i + run].to_vec()));
+                    i += run;
+                    continue;
+                }
+                let len = record[i..].iter().take_while(|b| !blank(b)).count();
+                fields.push(record[i..i + len].to_vec());
+                i += len;
+            }
+        }
+        _ if record.is_empty() => {}
+        FieldSep::Chars => {
+            fields = split_fields(record, sep, false);
+            seps = (1..fields.len()).map(|i| (i, Vec::new())).collect();
+        }
+        FieldSep::Byte(b) => {
+            fields = split_fields(record, sep, false);
+            seps = (1..fields.len()).map(|i| (i, vec![*b])).collect();
+        }
+        FieldSep::Regex(re) => {
+            let (mut start, mut at) = (0, 0);
+            while at <= record.len() {
+                let Some((s, e)) = re.find_at(record, at) else { break };
+                if e == s {
+                    at = s + 1;
+                    continue;
+                }
+                fields.push(record[start..s].to_vec());
+                seps.push((fields.len(), record[s..e].to_vec()));
+                start = e;
+                at = e;
+            }
+            fields.push(record[start..].to_vec());
+        }
+    }
+    (fields, seps)
 }
 
 /// `record` cut at each non-empty match of `re`.

@@ -49,6 +49,13 @@ pub enum Cell {
     Arr(Rc<RefCell<Array>>),
 }
 
+/// A resolved lvalue: a variable, a field, or an array element.
+pub enum Place {
+    Var(Var),
+    Field(usize),
+    Elem(Rc<RefCell<Array>>, Vec<u8>),
+}
+
 /// What a statement asks of the statements around it.
 pub enum Flow {
     Normal,
@@ -152,7 +159,8 @@ impl<'p, 'c, 'io> Interp<'p, 'c, 'io> {
         for s in [slot::NR, slot::FNR, slot::RSTART, slot::NF] {
             me.globals[s] = Cell::Val(Value::Num(0.0));
         }
-        me.globals[slot::RLENGTH] = Cell::Val(Value::Num(-1.0));
+        // gawk starts RLENGTH at 0 (match() sets -1 when nothing matches).
+        me.globals[slot::RLENGTH] = Cell::Val(Value::Num(0.0));
         me.globals[slot::ENVIRON] = Cell::Arr(Rc::default());
         me.globals[slot::ARGV] = Cell::Arr(Rc::default());
         Ok(me)
@@ -294,38 +302,56 @@ impl<'p, 'c, 'io> Interp<'p, 'c, 'io> {
         Ok(key)
     }
 
+    /// Where an lvalue points, its field index or subscript evaluated once: `a[i++] += 1`
+    /// and `$(j++)++` change `i` and `j` once.
+    pub fn resolve(&mut self, lv: &LValue) -> Result<Place> {
+        Ok(match lv {
+            LValue::Var(v) => Place::Var(*v),
+            LValue::Field(e) => Place::Field(self.field_index(e)?),
+            LValue::Index(a, subs) => {
+                let key = self.subscript(subs)?;
+                Place::Elem(self.array(*a)?, key)
+            }
+        })
+    }
+
     pub fn get(&mut self, lv: &LValue) -> Result<Value> {
-        match lv {
-            LValue::Var(Var::Global(slot::NF)) => Ok(Value::Num(self.nf() as f64)),
-            LValue::Var(v) => match self.cell(*v) {
+        let place = self.resolve(lv)?;
+        self.get_place(&place)
+    }
+
+    pub fn set(&mut self, lv: &LValue, value: Value) -> Result<()> {
+        let place = self.resolve(lv)?;
+        self.set_place(&place, value)
+    }
+
+    pub fn get_place(&mut self, place: &Place) -> Result<Value> {
+        match place {
+            Place::Var(Var::Global(slot::NF)) => Ok(Value::Num(self.nf() as f64)),
+            Place::Var(v) => match self.cell(*v) {
                 Cell::Uninit => Ok(Value::Uninit),
                 Cell::Val(x) => Ok(x.clone()),
                 Cell::Arr(_) => {
                     Err(Error::Fatal(format!("attempt to use array `{}' in a scalar context", self.var_name(*v))))
                 }
             },
-            LValue::Field(e) => {
-                let i = self.field_index(e)?;
-                Ok(self.get_field(i))
-            }
-            LValue::Index(a, subs) => {
-                let key = self.subscript(subs)?;
-                let array = self.array(*a)?;
+            Place::Field(i) => Ok(self.get_field(*i)),
+            Place::Elem(array, key) => {
                 let mut array = array.borrow_mut();
-                if let Some(v) = array.get(&key) {
+                if let Some(v) = array.get(key) {
                     return Ok(v.clone());
                 }
                 // Referencing an element creates it, as in every awk.
-                array.set(key, Value::Uninit);
+                array.set(key.clone(), Value::Uninit);
                 Ok(Value::Uninit)
             }
         }
     }
 
-    pub fn set(&mut self, lv: &LValue, value: Value) -> Result<()> {
-        match lv {
-            LValue::Var(Var::Global(slot::NF)) => self.set_nf(value),
-            LValue::Var(v) => {
+    pub fn set_place(&mut self, place: &Place, value: Value) -> Result<()> {
+        match place {
+            Place::Var(Var::Global(slot::NF)) => self.set_nf(value),
+            Place::Var(v) => {
                 let name = self.var_name(*v);
                 let cell = self.cell(*v);
                 if matches!(cell, Cell::Arr(_)) {
@@ -334,13 +360,9 @@ impl<'p, 'c, 'io> Interp<'p, 'c, 'io> {
                 *cell = Cell::Val(value);
                 Ok(())
             }
-            LValue::Field(e) => {
-                let i = self.field_index(e)?;
-                self.set_field(i, value)
-            }
-            LValue::Index(a, subs) => {
-                let key = self.subscript(subs)?;
-                self.array(*a)?.borrow_mut().set(key, value);
+            Place::Field(i) => self.set_field(*i, value),
+            Place::Elem(array, key) => {
+                array.borrow_mut().set(key.clone(), value);
                 Ok(())
             }
         }

@@ -52,6 +52,10 @@ pub struct Token {
 }
 
 pub fn tokenize(src: &[u8]) -> Result<Vec<Token>, Error> {
+    // gawk refuses a NUL byte anywhere in the source, before parsing (exit status 2).
+    if src.contains(&0) {
+        return Err(Error::Fatal("error: invalid character '\\000' in source code".into()));
+    }
     let mut lexer = Lexer { src, pos: 0, line: 1, out: Vec::new() };
     lexer.run()?;
     Ok(lexer.out)
@@ -74,7 +78,7 @@ impl Lexer<'_> {
         match self.out.last().map(|t| &t.tok) {
             Some(Tok::Number(_) | Tok::Str(_) | Tok::Name(_) | Tok::Regex(_)) => true,
             Some(Tok::Builtin(_)) => true,
-            Some(Tok::Op(op)) => matches!(*op, ")" | "]" | "$" | "++" | "--"),
+            Some(Tok::Op(op)) => matches!(*op, ")" | "]" | "++" | "--"),
             _ => false,
         }
     }
@@ -191,6 +195,15 @@ impl Lexer<'_> {
                     self.pos += 1;
                     match e {
                         b'\n' => self.line += 1,
+                        b'\r' if self.src.get(self.pos) == Some(&b'\n') => {
+                            self.pos += 1;
+                            self.line += 1;
+                        }
+                        b'x' if self.src.get(self.pos).is_some_and(u8::is_ascii_hexdigit) => {
+                            let (v, len) = hex_escape(&self.src[self.pos..]);
+                            self.pos += len;
+                            out.push(v);
+                        }
                         b'0'..=b'7' => {
                             let mut v = u32::from(e - b'0');
                             for _ in 0..2 {
@@ -226,6 +239,15 @@ impl Lexer<'_> {
                 b'\\' if self.src.get(self.pos) == Some(&b'/') => {
                     out.push(b'/');
                     self.pos += 1;
+                }
+                // A continuation inside the regex (also with a CR before the newline).
+                b'\\' if self.src.get(self.pos) == Some(&b'\n') => {
+                    self.pos += 1;
+                    self.line += 1;
+                }
+                b'\\' if self.src[self.pos..].starts_with(b"\r\n") => {
+                    self.pos += 2;
+                    self.line += 1;
                 }
                 b'\\' => {
                     out.push(c);
@@ -285,6 +307,14 @@ pub fn simple_escape(c: u8) -> Option<u8> {
     })
 }
 
+/// A `\x` escape's value from the hex digits after the `x` (at most two, as gawk 5.2
+/// reads them), and how many digits it used.
+pub fn hex_escape(s: &[u8]) -> (u8, usize) {
+    let len = s.iter().take(2).take_while(|b| b.is_ascii_hexdigit()).count();
+    let v = s[..len].iter().fold(0u32, |v, d| v * 16 + (*d as char).to_digit(16).unwrap_or(0));
+    (v as u8, len)
+}
+
 /// Escape processing for text that did not come from a string literal but is read as
 /// one: `-v var=val`, `var=val` operands and `-F`.
 pub fn unescape(s: &[u8]) -> Vec<u8> {
@@ -294,7 +324,11 @@ pub fn unescape(s: &[u8]) -> Vec<u8> {
         if s[i] == b'\\' && i + 1 < s.len() {
             let e = s[i + 1];
             i += 2;
-            if (b'0'..=b'7').contains(&e) {
+            if e == b'x' && s.get(i).is_some_and(u8::is_ascii_hexdigit) {
+                let (v, len) = hex_escape(&s[i..]);
+                i += len;
+                out.push(v);
+            } else if (b'0'..=b'7').contains(&e) {
                 let mut v = u32::from(e - b'0');
                 let mut n = 1;
                 while n < 3 && i < s.len() && (b'0'..=b'7').contains(&s[i]) {

@@ -9,7 +9,7 @@
 //! # Supported
 //!
 //! `awk [-F fs] [-v var=val]... [-f progfile]... [--] 'program' [var=val | file]...`
-//! (`-f` reads through the [`Ctx`]). BEGIN and END, pattern-action rules, `/re/` and
+//! (`-f` reads through the [`Ctx`]; `-f -` reads the program from stdin). BEGIN and END, pattern-action rules, `/re/` and
 //! expression patterns, ranges `p1, p2`; fields `$0 $1 $NF`, assignment to fields, to
 //! `$0` and to NF (rebuilding the record with OFS); NF NR FNR FS OFS ORS RS (one
 //! character, `""` for paragraphs, longer as a regex) SUBSEP FILENAME RSTART RLENGTH
@@ -19,7 +19,8 @@
 //! `getline var`, `getline [var] < file`); print and printf (C's conversions, `*`
 //! widths); length (of arrays too, and without parentheses) substr index split sub
 //! gsub match sprintf tolower toupper int sqrt exp log sin cos atan2 rand srand close
-//! fflush, user functions (array parameters by reference, recursion). Regular
+//! fflush, gawk's `match(s, re, arr)` and `split(s, a, sep, seps)`, printf's positional
+//! `%N$`, user functions (array parameters by reference, recursion). Regular
 //! expressions are POSIX EREs with awk's escapes, matched leftmost-longest
 //! (`pattern.rs`). `print > "/dev/stderr"` and `"/dev/stdout"` write to the streams,
 //! `> "/dev/null"` discards.
@@ -28,7 +29,7 @@
 //! (read-only)`), before anything runs
 //!
 //! Output redirection to files (`print > file`, `>>`), pipes (`print | "cmd"`,
-//! `"cmd" | getline`), `system()`, and gawk's three-argument `match`. gawk's own
+//! `"cmd" | getline`), `system()`. gawk's own
 //! functions (`gensub`, `asort`, `strftime`...) and special variables whose meaning
 //! this awk lacks (`IGNORECASE`, `PROCINFO`, `RT`, `FPAT`...) are an error naming them
 //! (exit 2), not a silent misreading.
@@ -147,6 +148,11 @@ pub fn awk(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                             return EXIT_TROUBLE;
                         }
                     },
+                    // `-f -`: the program is stdin, which the main input then finds read.
+                    _ if v == "-" || v == "/dev/stdin" => {
+                        sources.push(String::from_utf8_lossy(io.stdin).into_owned());
+                        io.stdin = b"";
+                    }
                     _ => match read_program(&v, ctx) {
                         Ok(text) => sources.push(text),
                         Err(message) => {
@@ -189,12 +195,7 @@ pub fn awk(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
 
 /// A `-f` program file's text, or gawk's message.
 fn read_program(name: &str, ctx: &Ctx) -> Result<String, String> {
-    let data = if name == "-" || name == "/dev/stdin" {
-        return Err("awk: fatal: a program read from stdin (`-f -') is not supported\n".into());
-    } else {
-        ctx.read(&ctx.real(name))
-    };
-    data.map(|d| String::from_utf8_lossy(&d).into_owned()).map_err(|e| {
+    ctx.read(&ctx.real(name)).map(|d| String::from_utf8_lossy(&d).into_owned()).map_err(|e| {
         format!("awk: fatal: can't open source file `{name}' for reading: {}\n", reviewhost_tool::io_message(&e))
     })
 }

@@ -21,6 +21,11 @@ impl Parser {
 
     pub(crate) fn assignment(&mut self) -> Result<Expr> {
         let lhs = self.ternary()?;
+        self.finish_assignment(lhs)
+    }
+
+    /// `lhs` and, when an assignment operator follows, the assignment.
+    pub(crate) fn finish_assignment(&mut self, lhs: Expr) -> Result<Expr> {
         let op = match self.tok() {
             Tok::Op("=") => None,
             Tok::Op("+=") => Some(BinOp::Add),
@@ -59,6 +64,7 @@ impl Parser {
         while self.eat_op("||") {
             self.opt_newlines();
             let rhs = self.and()?;
+            let rhs = self.assignment_tail(rhs)?;
             e = Expr::Or(Box::new(e), Box::new(rhs));
         }
         Ok(e)
@@ -69,6 +75,7 @@ impl Parser {
         while self.eat_op("&&") {
             self.opt_newlines();
             let rhs = self.in_expr()?;
+            let rhs = self.assignment_tail(rhs)?;
             e = Expr::And(Box::new(e), Box::new(rhs));
         }
         Ok(e)
@@ -101,12 +108,16 @@ impl Parser {
             };
             self.advance();
             let rhs = self.compare()?;
+            let rhs = self.assignment_tail(rhs)?;
             e = Expr::Match(negated, Box::new(e), Box::new(rhs));
         }
     }
 
+    /// A comparison. Comparisons do not chain (`a < b < c` is a syntax error in gawk,
+    /// whose grammar makes them non-associative).
     pub(crate) fn compare(&mut self) -> Result<Expr> {
         let mut e = self.concat()?;
+        let mut compared = false;
         loop {
             let op = match self.tok() {
                 Tok::Op("<") => CmpOp::Lt,
@@ -120,17 +131,34 @@ impl Parser {
                 }
                 _ => return Ok(e),
             };
+            if compared {
+                return Err(self.unexpected("syntax error"));
+            }
+            compared = true;
             self.advance();
             let rhs = self.concat()?;
+            let rhs = self.assignment_tail(rhs)?;
             e = Expr::Compare(op, Box::new(e), Box::new(rhs));
         }
+    }
+
+    /// The right operand of `||`, `&&`, `~` or a comparison may be an assignment in
+    /// gawk's grammar (`x != x = $1` is `x != (x = $1)`): a variable followed by an
+    /// assignment operator takes the rest of the expression.
+    pub(crate) fn assignment_tail(&mut self, rhs: Expr) -> Result<Expr> {
+        let is_assign = matches!(self.tok(), Tok::Op("=" | "+=" | "-=" | "*=" | "/=" | "%=" | "^=" | "**="));
+        if is_assign && matches!(rhs, Expr::LValue(_)) {
+            return self.finish_assignment(rhs);
+        }
+        Ok(rhs)
     }
 
     /// Whether the current token can start the right operand of a concatenation.
     pub(crate) fn starts_operand(&self) -> bool {
         match self.tok() {
             Tok::Number(_) | Tok::Str(_) | Tok::Regex(_) | Tok::Name(_) | Tok::FuncName(_) | Tok::Builtin(_) => true,
-            Tok::Op(op) => matches!(*op, "$" | "(" | "++" | "--"),
+            // `a !b` concatenates `a` and `!b` (gawk's grammar allows it).
+            Tok::Op(op) => matches!(*op, "$" | "(" | "++" | "--" | "!"),
             _ => false,
         }
     }
@@ -242,7 +270,8 @@ impl Parser {
             }
             Tok::Op("$") => {
                 let operand = match self.tok() {
-                    Tok::Op("++") | Tok::Op("--") => self.incdec()?,
+                    // `$$a++` is `$($a++)`: an inner field takes its own `++`.
+                    Tok::Op("++") | Tok::Op("--") | Tok::Op("$") => self.incdec()?,
                     Tok::Op("-") => {
                         self.advance();
                         Expr::Neg(Box::new(self.primary()?))
@@ -345,7 +374,8 @@ impl Parser {
             Builtin::Rand => (0, 0),
             Builtin::Substr => (2, 3),
             Builtin::Index | Builtin::Atan2 => (2, 2),
-            Builtin::Split | Builtin::Match => (2, 3),
+            Builtin::Match => (2, 3),
+            Builtin::Split => (2, 4),
             Builtin::Sub | Builtin::Gsub => (2, 3),
             Builtin::Sprintf => (1, usize::MAX),
             _ => (1, 1),
@@ -360,8 +390,11 @@ impl Parser {
             Builtin::Split if !matches!(args[1], Expr::LValue(LValue::Var(_))) => {
                 return Err(self.unexpected("split: second argument is not an array"));
             }
-            Builtin::Match if args.len() == 3 => {
-                return Err(Error::Refused("gawk's three-argument `match(s, re, arr)'".into()));
+            Builtin::Match if args.len() == 3 && !matches!(args[2], Expr::LValue(LValue::Var(_))) => {
+                return Err(self.unexpected("match: third argument is not an array"));
+            }
+            Builtin::Split if args.len() == 4 && !matches!(args[3], Expr::LValue(LValue::Var(_))) => {
+                return Err(self.unexpected("split: fourth argument is not an array"));
             }
             Builtin::Sub | Builtin::Gsub if args.len() == 3 && !matches!(strip_group(&args[2]), Expr::LValue(_)) => {
                 return Err(self.unexpected(&format!("{name}: third argument is not a variable")));

@@ -259,7 +259,22 @@ impl Parser {
         self.opt_newlines();
         while !self.is_op(")") {
             match self.advance() {
-                Tok::Name(n) => params.push(n),
+                // gawk refuses both at parse time (exit status 1).
+                Tok::Name(n) | Tok::FuncName(n) if n == name => {
+                    return Err(
+                        self.unexpected(&format!("function `{name}': cannot use function name as parameter name"))
+                    );
+                }
+                Tok::Name(n) | Tok::FuncName(n) => {
+                    if let Some(first) = params.iter().position(|p| *p == n) {
+                        return Err(self.unexpected(&format!(
+                            "function `{name}': parameter #{}, `{n}', duplicates parameter #{}",
+                            params.len() + 1,
+                            first + 1
+                        )));
+                    }
+                    params.push(n)
+                }
                 _ => return Err(self.unexpected("expected a parameter name")),
             }
             self.opt_newlines();

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use regex::bytes::{Regex, RegexBuilder};
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::{Anchored, Input, MatchKind};
-use reviewhost_grep::translate::{Syntax, translate};
+use reviewhost_grep::translate::{Syntax, translate, translate_capturing};
 
 /// Memory the compiled program of one regex may use: an awk program's regexes come
 /// from the check, which is not allowed to exhaust the sandbox's memory.
@@ -31,6 +31,10 @@ pub const DFA_SIZE_LIMIT: usize = 8 * 1024 * 1024;
 pub struct Pattern {
     re: Regex,
     longest: Option<(DFA, RefCell<Cache>)>,
+    /// The POSIX ERE, for the capturing variant built on first use.
+    ere: String,
+    /// `(?:pattern)\z`, for the groups of a known match (gawk's `match(s, re, arr)`).
+    ending: std::cell::OnceCell<Option<Regex>>,
 }
 
 impl Pattern {
@@ -57,7 +61,7 @@ impl Pattern {
                 let cache = dfa.create_cache();
                 (dfa, RefCell::new(cache))
             });
-        Ok(Pattern { re, longest })
+        Ok(Pattern { re, longest, ere: text.into_owned(), ending: std::cell::OnceCell::new() })
     }
 
     pub fn is_match(&self, s: &[u8]) -> bool {
@@ -69,6 +73,27 @@ impl Pattern {
         let m = self.re.find_at(s, at)?;
         let end = self.longest_end(s, m.start()).unwrap_or(m.end()).max(m.end());
         Some((m.start(), end))
+    }
+
+    /// The spans of the groups of the match `s[start..end]` (found by [`Pattern::find_at`]):
+    /// the groups of the leftmost-first match of the pattern that starts at `start` and
+    /// ends exactly at `end`. A `$` inside the pattern may also match at `end` here.
+    pub fn groups(&self, s: &[u8], start: usize, end: usize) -> Vec<Option<(usize, usize)>> {
+        let ending = self.ending.get_or_init(|| {
+            let translated = translate_capturing(&self.ere, Syntax::Extended).ok()?;
+            RegexBuilder::new(&format!("(?s)(?:{})\\z", translated.regex))
+                .size_limit(REGEX_SIZE_LIMIT)
+                .dfa_size_limit(DFA_SIZE_LIMIT)
+                .build()
+                .ok()
+        });
+        let caps = ending.as_ref().and_then(|re| re.captures_at(&s[..end], start));
+        match caps {
+            Some(caps) if caps.get(0).is_some_and(|m| m.start() == start) => {
+                caps.iter().map(|m| m.map(|m| (m.start(), m.end()))).collect()
+            }
+            _ => vec![Some((start, end))],
+        }
     }
 
     fn longest_end(&self, s: &[u8], start: usize) -> Option<usize> {
@@ -123,6 +148,10 @@ fn escape(rest: &[u8]) -> (Escaped, usize) {
         let len = rest.iter().take(3).take_while(|b| (b'0'..=b'7').contains(*b)).count();
         let v = rest[..len].iter().fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
         return (Escaped::Byte(v as u8), len);
+    }
+    if c == b'x' && rest.get(1).is_some_and(u8::is_ascii_hexdigit) {
+        let (v, len) = crate::lexer::hex_escape(&rest[1..]);
+        return (Escaped::Byte(v), 1 + len);
     }
     let e = match c {
         b'n' => Escaped::Byte(b'\n'),

@@ -62,20 +62,25 @@ impl Interp<'_, '_, '_> {
             return self.record.line.clone();
         }
         self.ensure_split();
-        self.record.fields.get(i - 1).cloned().unwrap_or(Value::Uninit)
+        // A field past NF is the empty string, not an uninitialised value: `$5 == 0` is
+        // a string comparison, false (gawk).
+        self.record.fields.get(i - 1).cloned().unwrap_or_else(|| Value::str(b""))
     }
 
     pub(crate) fn set_field(&mut self, i: usize, v: Value) -> Result<()> {
         if i == 0 {
-            let bytes = self.to_bytes(&v);
-            return self.set_record(&bytes);
+            // `$0 = "0"` keeps the assigned value's type (a string, true); its fields
+            // are input, strnums when they look numeric.
+            let sep = self.field_sep()?;
+            self.record = Record { line: v, fields: Vec::new(), split: false, sep };
+            return Ok(());
         }
         if i > MAX_FIELDS {
             return Err(Error::Fatal(format!("field index {i} is too large")));
         }
         self.ensure_split();
         if self.record.fields.len() < i {
-            self.record.fields.resize(i, Value::Uninit);
+            self.record.fields.resize(i, Value::str(b""));
         }
         self.record.fields[i - 1] = v;
         self.rebuild_record();
@@ -88,7 +93,7 @@ impl Interp<'_, '_, '_> {
             return Err(Error::Fatal(format!("NF set to invalid value {n}")));
         }
         self.ensure_split();
-        self.record.fields.resize(n as usize, Value::Uninit);
+        self.record.fields.resize(n as usize, Value::str(b""));
         self.rebuild_record();
         Ok(())
     }

@@ -43,15 +43,35 @@ pub fn first_char(s: &[u8]) -> &[u8] {
 
 /// `%c` of a number: the character with that code (UTF-8 above 127, as gawk in a UTF-8
 /// locale; a byte when it is not a character).
+///
+/// As gawk through glibc's `wcrtomb`: the code is the number's low 32 bits as a signed
+/// `wchar_t`; a negative one or a surrogate cannot be encoded and prints its low byte;
+/// above U+10FFFF the original UTF-8 encoding's longer forms are used.
 pub fn char_of_code(n: f64) -> Vec<u8> {
-    let code = n as u32;
-    if code < 128 {
+    let uval = if n < 0.0 { (n as i64) as u64 } else { n as u64 };
+    let wc = uval as u32 as i32;
+    if wc < 0 || (0xD800..=0xDFFF).contains(&wc) {
+        return vec![uval as u8];
+    }
+    let code = wc as u32;
+    if code < 0x80 {
         return vec![code as u8];
     }
-    match char::from_u32(code) {
-        Some(c) => c.to_string().into_bytes(),
-        None => vec![code as u8],
+    let len = match code {
+        0..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        0x1_0000..=0x1F_FFFF => 4,
+        0x20_0000..=0x3FF_FFFF => 5,
+        _ => 6,
+    };
+    let mut out = vec![0u8; len];
+    let mut rest = code;
+    for byte in out[1..].iter_mut().rev() {
+        *byte = 0x80 | (rest & 0x3F) as u8;
+        rest >>= 6;
     }
+    out[0] = (0xFF00u32 >> len) as u8 | rest as u8;
+    out
 }
 
 /// `tolower`/`toupper`: ASCII letters always, other letters when `s` is UTF-8.
