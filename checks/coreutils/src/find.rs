@@ -255,12 +255,62 @@ impl FindParser<'_> {
 /// GNU find's tests, actions and options this one does not have (the module note says
 /// why): named in a refusal, never "unknown predicate".
 const GNU_PREDICATES: &[&str] = &[
-    "-amin", "-anewer", "-atime", "-cmin", "-cnewer", "-ctime", "-fstype", "-gid", "-group", "-inum", "-iregex",
-    "-links", "-mmin", "-mtime", "-newerXY", "-nogroup", "-nouser", "-perm", "-readable", "-regex", "-samefile",
-    "-uid", "-used", "-user", "-writable", "-executable", "-xtype", "-context", "-daystart", "-follow",
-    "-regextype", "-warn", "-nowarn", "-noignore_readdir_race", "-files0-from", "-L", "-H", "-O0", "-O1", "-O2",
-    "-O3", "-D", "-newermt", "-newerat", "-newerct", "-newermm", "-neweraa", "-newercc", "-newerma", "-newerac",
-    "-newercm", "-newermc", "-newerca", "-newerBt", "-newerBm", "-newermB",
+    "-amin",
+    "-anewer",
+    "-atime",
+    "-cmin",
+    "-cnewer",
+    "-ctime",
+    "-fstype",
+    "-gid",
+    "-group",
+    "-inum",
+    "-iregex",
+    "-links",
+    "-mmin",
+    "-mtime",
+    "-newerXY",
+    "-nogroup",
+    "-nouser",
+    "-perm",
+    "-readable",
+    "-regex",
+    "-samefile",
+    "-uid",
+    "-used",
+    "-user",
+    "-writable",
+    "-executable",
+    "-xtype",
+    "-context",
+    "-daystart",
+    "-follow",
+    "-regextype",
+    "-warn",
+    "-nowarn",
+    "-noignore_readdir_race",
+    "-files0-from",
+    "-L",
+    "-H",
+    "-O0",
+    "-O1",
+    "-O2",
+    "-O3",
+    "-D",
+    "-newermt",
+    "-newerat",
+    "-newerct",
+    "-newermm",
+    "-neweraa",
+    "-newercc",
+    "-newerma",
+    "-newerac",
+    "-newercm",
+    "-newermc",
+    "-newerca",
+    "-newerBt",
+    "-newerBm",
+    "-newermB",
 ];
 
 /// The `-printf` directives implemented (besides `%%`).
@@ -363,11 +413,17 @@ impl Walk {
                     fnmatch(p, v.shown.as_bytes())
                 }
             }
-            Expr::LinkName(p, icase) => v.kind == Kind::Symlink
-                && fs::read_link(v.real).is_ok_and(|target| {
-                    let target = target.to_string_lossy();
-                    if *icase { fnmatch(p, target.to_ascii_lowercase().as_bytes()) } else { fnmatch(p, target.as_bytes()) }
-                }),
+            Expr::LinkName(p, icase) => {
+                v.kind == Kind::Symlink
+                    && fs::read_link(v.real).is_ok_and(|target| {
+                        let target = target.to_string_lossy();
+                        if *icase {
+                            fnmatch(p, target.to_ascii_lowercase().as_bytes())
+                        } else {
+                            fnmatch(p, target.as_bytes())
+                        }
+                    })
+            }
             Expr::Type(kinds) => kinds.contains(&v.type_char()),
             Expr::Empty => match v.kind {
                 Kind::Dir => self.ctx.read_dir(v.real).is_ok_and(|entries| entries.is_empty()),

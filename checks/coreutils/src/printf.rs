@@ -1,8 +1,8 @@
 //! `printf`, as bash 5.2's builtin: the format is reused while arguments remain, and
 //! `'c` arguments give a character's code.
 //!
-//! Left out: `printf -v VAR` (no variables here), `%q`, the floating-point conversions'
-//! `%a`. Error messages say `printf:` where bash says `bash: line 1: printf:`.
+//! `%q` quotes as bash does. Left out: `printf -v VAR` (no variables here), the
+//! floating-point conversions' `%a`. Error messages say `printf:` where bash says `bash: line 1: printf:`.
 
 use reviewhost_tool::{Ctx, Io};
 
@@ -148,7 +148,7 @@ fn run_format(fmt: &[u8], st: &mut PrintfState, io: &mut Io) -> bool {
             }
         }
         // Length modifiers are accepted and ignored.
-        while i < fmt.len() && b"hlLqjzt".contains(&fmt[i]) {
+        while i < fmt.len() && b"hlLjzt".contains(&fmt[i]) {
             i += 1;
         }
         if i >= fmt.len() {
@@ -264,6 +264,14 @@ fn convert(spec: &Spec, st: &mut PrintfState, io: &mut Io) -> bool {
             if stop {
                 return true;
             }
+        }
+        b'q' => {
+            let a = st.take().unwrap_or("");
+            let mut body = shell_quoted(a).into_bytes();
+            if let Some(p) = spec.precision {
+                body.truncate(p);
+            }
+            pad(body, false, io.stdout);
         }
         b'c' => {
             let a = st.take().unwrap_or("");
@@ -400,4 +408,72 @@ fn c_general(v: f64, p: usize, keep_zeros: bool) -> String {
         let decimals = (p as i64 - 1 - exp).max(0) as usize;
         strip(format!("{v:.decimals$}"))
     }
+}
+
+/// `%q`: `text` quoted for bash to read back, as bash's printf quotes it: `''` when
+/// empty; `$'…'` when it holds a character that is not printable (a control character);
+/// else each character special to the shell behind a backslash (`#` and `~` only at
+/// the start).
+fn shell_quoted(text: &str) -> String {
+    if text.is_empty() {
+        return "''".into();
+    }
+    if text.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in text.chars() {
+            match c {
+                '\u{7}' => out.push_str("\\a"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{1b}' => out.push_str("\\E"),
+                '\u{c}' => out.push_str("\\f"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{b}' => out.push_str("\\v"),
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\{b:03o}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        let special = matches!(
+            c,
+            ' ' | '\''
+                | '"'
+                | '\\'
+                | '|'
+                | '&'
+                | ';'
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '!'
+                | '{'
+                | '}'
+                | '*'
+                | '['
+                | '?'
+                | ']'
+                | '^'
+                | '$'
+                | '`'
+                | ','
+        ) || (i == 0 && matches!(c, '#' | '~'));
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }

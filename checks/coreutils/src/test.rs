@@ -72,6 +72,10 @@ impl Test<'_> {
         if is_unary(a) {
             return self.unary(a, b);
         }
+        // bash's `-v VAR` and `-o OPTION` ask the shell, which this program is not.
+        if a == "-v" || a == "-o" {
+            return Err(format!("{a} is not supported in the reviewhost sandbox"));
+        }
         Err(format!("{a}: unary operator expected"))
     }
 

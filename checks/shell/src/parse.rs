@@ -1023,11 +1023,19 @@ fn pieces_into(
     depth: usize,
     out: &mut Vec<Piece>,
 ) -> Result<(), Unsupported> {
-    for p in pieces {
+    for (i, p) in pieces.iter().enumerate() {
+        let next_opens_brace =
+            || matches!(pieces.get(i + 1).map(|n| &n.piece), Some(WordPiece::Text(t)) if t.starts_with('{'));
         match &p.piece {
+            // What the grammar could not read as an expansion (`${#x-default}`, `${a&}`,
+            // left as the texts `$` and `{…}`): bash's "bad substitution", which ends
+            // the script.
+            WordPiece::Text(text) if text.contains("${") || (text.ends_with('$') && next_opens_brace()) => {
+                return Err(Unsupported(format!("bad substitution in `{raw}`")));
+            }
             WordPiece::Text(text) => out.push(Piece::Text { text: text.clone(), quoted }),
             WordPiece::SingleQuotedText(text) => out.push(Piece::Text { text: text.clone(), quoted: true }),
-            WordPiece::AnsiCQuotedText(text) => out.push(Piece::Text { text: ansi_c(text), quoted: true }),
+            WordPiece::AnsiCQuotedText(text) => out.push(Piece::Text { text: ansi_c(text)?, quoted: true }),
             WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                 // `""` must still produce an (empty) argument; `"$@"` decides for itself.
                 if !inner.iter().any(|p| is_all_parameters(&p.piece)) {
@@ -1171,30 +1179,83 @@ fn expansion(expr: &ParameterExpr, quoted: bool, depth: usize, text: &str) -> Re
 }
 
 /// `$'...'` escapes: the common ones.
-fn ansi_c(text: &str) -> String {
+fn ansi_c(text: &str) -> Result<String, Unsupported> {
     let mut out = String::new();
-    let mut chars = text.chars();
+    let mut chars = text.chars().peekable();
+    // Up to `max` digits of `radix` after the escape letter, as a number.
+    let digits = |chars: &mut std::iter::Peekable<std::str::Chars>, radix: u32, max: usize| {
+        let mut value: Option<u32> = None;
+        for _ in 0..max {
+            match chars.peek().and_then(|c| c.to_digit(radix)) {
+                Some(d) => {
+                    value = Some(value.unwrap_or(0) * radix + d);
+                    chars.next();
+                }
+                None => break,
+            }
+        }
+        value
+    };
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('0') => out.push('\0'),
-            Some('\\') => out.push('\\'),
-            Some('\'') => out.push('\''),
-            Some('"') => out.push('"'),
-            Some(other) => {
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let byte = |value: u32| match char::from_u32(value) {
+            Some(c) if value < 0x80 => Ok(c),
+            _ => Err(Unsupported(format!("`$'…'` byte \\{value:o} that is not a character of UTF-8 text"))),
+        };
+        match e {
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            '0'..='7' => {
+                // `\nnn`: one to three octal digits in all.
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(byte(value)?);
+            }
+            'x' => match digits(&mut chars, 16, 2) {
+                Some(value) => out.push(byte(value)?),
+                None => out.push_str("\\x"),
+            },
+            'u' | 'U' => match digits(&mut chars, 16, if e == 'u' { 4 } else { 8 }) {
+                Some(value) => out.push(char::from_u32(value).unwrap_or('\u{fffd}')),
+                None => {
+                    out.push('\\');
+                    out.push(e);
+                }
+            },
+            'c' => match chars.next() {
+                Some(x) if x.is_ascii() => out.push(char::from((x as u8).to_ascii_uppercase() ^ 0x40)),
+                Some(x) => return Err(Unsupported(format!("`$'\\c{x}'`"))),
+                None => out.push_str("\\c"),
+            },
+            other => {
                 out.push('\\');
                 out.push(other);
             }
-            None => out.push('\\'),
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -1213,6 +1274,22 @@ mod tests {
         let quoted = format!("grep -E '{}x' f && echo \\( \\(", "(".repeat(40));
         assert!(parse(&quoted).is_ok());
         assert!(parse("(cd web && (grep -q x f || true))").is_ok());
+    }
+
+    #[test]
+    fn ansi_c_quoting_decodes_what_bash_does() {
+        let text = |source: &str| match &parse(source).unwrap().0[0].first.commands[0] {
+            Command::Simple { words, .. } => literal(&words[1]).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text("echo $'_\\u03bc_'"), "_\u{3bc}_");
+        assert_eq!(text("echo $'\\U0001F600'"), "\u{1f600}");
+        assert_eq!(text("echo $'a\\tb\\x41\\101\\0101\\cA\\e\\?'"), "a\tbAA\u{8}1\u{1}\u{1b}?");
+        assert!(parse("echo $'\\xff'").unwrap_err().0.contains("not a character"));
+        for bad in ["echo ${#x-default}", "echo ${a&}", "v=x; echo ${#v:1:3}"] {
+            assert!(parse(bad).unwrap_err().0.contains("bad substitution"), "{bad}");
+        }
+        assert!(parse("echo '${x' \\${y}").is_ok());
     }
 
     #[test]
