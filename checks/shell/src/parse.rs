@@ -329,6 +329,9 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     if let Some(number) = overflowing_number(source) {
         return Err(Unsupported(format!("the number {number} is too large")));
     }
+    if old_arithmetic(source) {
+        return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));
+    }
     if substitution_open_after_here_document(source) {
         return Err(Unsupported("a substitution after a here-document operator on the same line".into()));
     }
@@ -368,6 +371,27 @@ fn overflowing_number(source: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Whether `source` has bash's old `$[…]` arithmetic outside single quotes and not
+/// escaped: brush-parser 0.4's tokenizer grows without bound on some of its forms
+/// (`cat <<EOF$[` and two spaces took over 4 GiB, found by fuzzing). Analysts write
+/// `$((…))`.
+fn old_arithmetic(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    let (mut single, mut double, mut i) = (false, false, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\'' if !double => single = !single,
+            _ if single => {}
+            b'\\' => i += 1,
+            b'"' => double = !double,
+            b'$' if bytes.get(i + 1) == Some(&b'[') => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Whether a substitution (`$(`, `${` or a backquote) follows a `<<` before the end of
@@ -1317,6 +1341,11 @@ mod tests {
             let error = parse(source).unwrap_err();
             assert!(error.0.contains("here-document operator"), "{source:?}: {error:?}");
         }
+        // Found by fuzzing: the tokenizer grows without bound on `$[` in a delimiter.
+        for source in ["cat <<EOF$[  ", "echo $[1+2]", "echo \"it's $[1]\""] {
+            assert!(parse(source).unwrap_err().0.contains("`$[…]` arithmetic"), "{source:?}");
+        }
+        assert!(parse("grep -E '\\$[0-9]' f && echo \\$[ \"\\$[\"").is_ok());
         for source in [
             "cat <<EOF | grep x\n$(echo body) ${x}\nEOF",
             "cat <<< \"$(echo 1)\"",
