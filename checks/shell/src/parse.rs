@@ -578,6 +578,10 @@ fn compound_command(
                 }
                 None => None,
             };
+            // bash refuses a loop variable that is not a name (`for - in a`): an error.
+            if !crate::vars::is_name(&f.variable_name) {
+                return Err(Unsupported(format!("`{}': not a valid identifier", f.variable_name)));
+            }
             group(nested(&f.body.list)?, Compound::For { name: f.variable_name.clone(), words })
         }
         ast::CompoundCommand::ArithmeticForClause(f) => {
@@ -1314,6 +1318,8 @@ mod tests {
             assert!(parse(bad).unwrap_err().0.contains("bad substitution"), "{bad}");
         }
         assert!(parse("echo '${x' \\${y}").is_ok());
+        assert!(parse("for - in a b; do echo hi; done").unwrap_err().0.contains("not a valid identifier"));
+        assert!(parse("for x_1 in a b; do echo hi; done").is_ok());
     }
 
     #[test]

@@ -71,8 +71,8 @@ pub fn io_message(e: &std::io::Error) -> String {
 }
 
 /// fnmatch(3) without flags (what `find -name`/`-path` and grep's `--include`/`--exclude`
-/// use): `*` and `?` match any
-/// byte including `/` and a leading dot, `[...]` sets with ranges, `!`/`^` negation and
+/// use), in a UTF-8 locale: `*` and `?` match any character (a UTF-8 sequence, else a
+/// byte) including `/` and a leading dot, `[...]` sets with ranges, `!`/`^` negation and
 /// `[:class:]`, backslash escapes.
 pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
     let (mut p, mut i) = (0, 0);
@@ -89,7 +89,7 @@ pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
                 }
                 b'?' if i < s.len() => {
                     p += 1;
-                    i += 1;
+                    i += char_len(s, i);
                     continue;
                 }
                 b'[' if i < s.len() => {
@@ -122,12 +122,28 @@ pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
         }
         match star {
             Some((sp, si)) if si < s.len() => {
-                star = Some((sp, si + 1));
+                let next = si + char_len(s, si);
+                star = Some((sp, next));
                 p = sp;
-                i = si + 1;
+                i = next;
             }
             _ => return false,
         }
+    }
+}
+
+/// The length of the character starting at `s[i]`: its UTF-8 sequence when it is a
+/// whole and valid one, else 1 (a byte that is not text is a character of its own).
+fn char_len(s: &[u8], i: usize) -> usize {
+    let want = match s[i] {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return 1,
+    };
+    match s.get(i..i + want).map(std::str::from_utf8) {
+        Some(Ok(_)) => want,
+        _ => 1,
     }
 }
 
@@ -176,5 +192,21 @@ fn match_bracket(pat: &[u8], start: usize, c: u8) -> Option<(bool, usize)> {
         } else {
             matched |= lo == c;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fnmatch;
+
+    #[test]
+    fn wildcards_match_characters_not_bytes() {
+        assert!(fnmatch(b"?abc?", "μabcμ".as_bytes()));
+        assert!(!fnmatch(b"??", "μ".as_bytes()));
+        assert!(fnmatch(b"*?", "μ".as_bytes()));
+        assert!(fnmatch(b"*c?", "abcé".as_bytes()));
+        assert!(fnmatch(b"?", b"\xff"), "a byte that is not text is one character");
+        assert!(fnmatch(b"??", b"\xce\xff"), "an invalid sequence is bytes");
+        assert!(fnmatch(b"*.rs", b"src/main.rs"));
     }
 }
