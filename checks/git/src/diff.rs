@@ -1,5 +1,6 @@
 //! Differences between two sides (a tree, the index, the working tree) and git's ways
-//! of printing them: the unified patch, `--name-only`, `--name-status`, `--stat`.
+//! of printing them: the unified patch, `--name-only`, `--name-status`, `--stat`,
+//! `--numstat`, `--shortstat`.
 //!
 //! Line differences come from imara-diff's Myers algorithm (a port of git's xdiff,
 //! with the common head and tail trimmed as git does), then its indent-heuristic slider
@@ -70,6 +71,8 @@ pub enum Output {
     NameOnly,
     NameStatus,
     Stat,
+    NumStat,
+    ShortStat,
     None,
 }
 
@@ -381,6 +384,30 @@ pub fn print(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec<u8>)
             }
         }
         Output::Stat => print_stat(repo, changes, out)?,
+        Output::NumStat => {
+            for c in changes {
+                let name = if c.similarity.is_some() {
+                    rename_name(&c.old_path, &c.new_path)
+                } else {
+                    quote(b"", &c.new_path)
+                };
+                let _ = match counts(repo, c)? {
+                    Some((i, d)) => writeln!(SinkString(out), "{i}\t{d}\t{name}"),
+                    None => writeln!(SinkString(out), "-\t-\t{name}"),
+                };
+            }
+        }
+        Output::ShortStat if changes.is_empty() => {}
+        Output::ShortStat => {
+            let (mut ins, mut del) = (0, 0);
+            for c in changes {
+                if let Some((i, d)) = counts(repo, c)? {
+                    ins += i;
+                    del += d;
+                }
+            }
+            let _ = writeln!(SinkString(out), "{}", stat_summary(changes.len(), ins, del));
+        }
         Output::Patch => {
             for c in changes {
                 match (&c.old, &c.new) {
@@ -741,16 +768,20 @@ fn print_stat(repo: &Repo, changes: &[Change], out: &mut Vec<u8>) -> Result<(), 
             }
         }
     }
-    let files = rows.len();
-    let mut summary = format!(" {files} file{} changed", if files == 1 { "" } else { "s" });
-    if total_ins > 0 || total_del == 0 {
-        let _ = write!(summary, ", {total_ins} insertion{}(+)", if total_ins == 1 { "" } else { "s" });
-    }
-    if total_del > 0 || total_ins == 0 {
-        let _ = write!(summary, ", {total_del} deletion{}(-)", if total_del == 1 { "" } else { "s" });
-    }
-    let _ = writeln!(SinkString(out), "{summary}");
+    let _ = writeln!(SinkString(out), "{}", stat_summary(rows.len(), total_ins, total_del));
     Ok(())
+}
+
+/// The last line of `--stat`, and all of `--shortstat`: git's `print_stat_summary`.
+fn stat_summary(files: usize, ins: usize, del: usize) -> String {
+    let mut summary = format!(" {files} file{} changed", if files == 1 { "" } else { "s" });
+    if ins > 0 || del == 0 {
+        let _ = write!(summary, ", {ins} insertion{}(+)", if ins == 1 { "" } else { "s" });
+    }
+    if del > 0 || ins == 0 {
+        let _ = write!(summary, ", {del} deletion{}(-)", if del == 1 { "" } else { "s" });
+    }
+    summary
 }
 
 /// git's `scale_linear`: at least one column for any change.

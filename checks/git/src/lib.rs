@@ -23,14 +23,14 @@
 //!   printed as they are, as git does), `--oneline`, `--abbrev-commit`,
 //!   `--date=default|iso|iso-strict|rfc|short|unix|raw`, `--grep` (basic regular
 //!   expressions as git, `-E`, `-F`, `-G`, `-i`, `--invert-grep`, `--all-match`),
-//!   `--name-only`, `--name-status`, `--stat`, `-p` (no diff for merges, as git without
-//!   `-m`).
+//!   `--name-only`, `--name-status`, `--stat`, `--numstat`, `--shortstat`, `-p` (no diff
+//!   for merges, as git without `-m`).
 //! - `show`: commits (header and patch against the parent), `REV:path`, blobs, with
 //!   `-s`/`--no-patch`, `--stat`, `--name-only`, `--name-status`, `--format`.
 //! - `merge-base A B`, `merge-base --is-ancestor A B`.
 //! - `diff`: `A..B`, `A...B`, `A B`, `A` (against the working tree), nothing (index
 //!   against the working tree), `--cached`/`--staged`, `--name-only`, `--name-status`,
-//!   `--stat`, `--quiet`, `--exit-code`, `-U N`/`--unified=N`, `--no-renames`, `-M`,
+//!   `--stat`, `--numstat`, `--shortstat`, `--quiet`, `--exit-code`, `-U N`/`--unified=N`, `--no-renames`, `-M`,
 //!   `-- pathspec` (git's default pathspecs: prefixes and globs whose `*` crosses `/`,
 //!   `:!`/`:^`/`:(exclude)`, `:/`/`:(top)`); renames as git's default `diff.renames`.
 //! - `status --porcelain` / `--short` / `-s` (with `-z`, `-uno`, pathspecs):
@@ -533,6 +533,8 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
             "--name-only" => opts.output = diff::Output::NameOnly,
             "--name-status" => opts.output = diff::Output::NameStatus,
             "--stat" => opts.output = diff::Output::Stat,
+            "--numstat" => opts.output = diff::Output::NumStat,
+            "--shortstat" => opts.output = diff::Output::ShortStat,
             "-p" | "-u" | "--patch" => opts.output = diff::Output::Patch,
             "--exit-code" => exit_code = true,
             "--quiet" => quiet = true,

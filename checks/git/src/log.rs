@@ -209,6 +209,12 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         } else if arg == "--stat" && cmd != Command::RevList {
             o.diff.output = diff::Output::Stat;
             o.diff_given = true;
+        } else if arg == "--numstat" && cmd != Command::RevList {
+            o.diff.output = diff::Output::NumStat;
+            o.diff_given = true;
+        } else if arg == "--shortstat" && cmd != Command::RevList {
+            o.diff.output = diff::Output::ShortStat;
+            o.diff_given = true;
         } else if (arg == "-p" || arg == "--patch" || arg == "-u") && cmd != Command::RevList {
             o.diff.output = diff::Output::Patch;
             o.diff_given = true;
