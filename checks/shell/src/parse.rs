@@ -332,6 +332,11 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     if old_arithmetic(source) {
         return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));
     }
+    if let Some(at) = unplain_here_document_delimiter(source) {
+        return Err(Unsupported(format!(
+            "a here-document delimiter that is not a plain word (at byte {at}; write <<EOF, <<'EOF' or <<\"EOF\")"
+        )));
+    }
     if substitution_open_after_here_document(source) {
         return Err(Unsupported("a substitution after a here-document operator on the same line".into()));
     }
@@ -394,6 +399,72 @@ fn old_arithmetic(source: &str) -> bool {
     false
 }
 
+/// Where a here-document operator (`<<`, `<<-`, outside quotes) is followed by a
+/// delimiter that is not a plain word (letters, digits, `_ . -`, whole or quoted with
+/// `'…'`, `"…"` or a backslash): brush-parser 0.4's tokenizer runs away or panics on
+/// several such delimiters (`<<EOF$[`, `<<- ` form feed `)`, found by fuzzing), and
+/// analysts write `EOF`, `'EOF'`, `PY`.
+fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    let (mut single, mut double, mut i) = (false, false, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\'' if !double => single = !single,
+            _ if single => {}
+            b'\\' => i += 1,
+            b'"' => double = !double,
+            b'<' if !double && bytes.get(i + 1) == Some(&b'<') => {
+                if bytes.get(i + 2) == Some(&b'<') {
+                    i += 3;
+                    continue;
+                }
+                let at = i;
+                i += 2;
+                if bytes.get(i) == Some(&b'-') {
+                    i += 1;
+                }
+                while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+                    i += 1;
+                }
+                let quote = match bytes.get(i) {
+                    Some(q @ (b'\'' | b'"')) => {
+                        i += 1;
+                        Some(*q)
+                    }
+                    Some(b'\\') => {
+                        i += 1;
+                        None
+                    }
+                    _ => None,
+                };
+                let start = i;
+                while i < bytes.len() && plain(bytes[i]) {
+                    i += 1;
+                }
+                if i == start {
+                    return Some(at);
+                }
+                if let Some(q) = quote {
+                    if bytes.get(i) != Some(&q) {
+                        return Some(at);
+                    }
+                    i += 1;
+                }
+                // An arithmetic shift (`$((1 << 2))`) reads as a plain word too.
+                if !matches!(bytes.get(i), None | Some(b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'<' | b'>'))
+                {
+                    return Some(at);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Whether a substitution (`$(`, `${` or a backquote) follows a `<<` before the end of
 /// its logical line (a newline outside quotes): brush-parser 0.4's tokenizer panics
 /// reading the here-document's body from inside a nested construct (`<<F $(` newline `)`
@@ -432,17 +503,29 @@ fn substitution_open_after_here_document(source: &str) -> bool {
 /// (which recurses) sees a pathological input.
 fn nesting_depth(source: &str) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
-    for c in source.bytes() {
+    // `${` is open until a `}`: a `)` does not close it (`${)${)…`, which the grammar's
+    // tokenizer follows one recursion a level, found by fuzzing).
+    let (mut braces, mut max_braces) = (0usize, 0usize);
+    let bytes = source.as_bytes();
+    for (i, c) in bytes.iter().enumerate() {
         match c {
             b'(' | b'{' => {
                 depth += 1;
                 max = max.max(depth);
+                if *c == b'{' && i > 0 && bytes[i - 1] == b'$' {
+                    braces += 1;
+                    max_braces = max_braces.max(braces);
+                }
             }
-            b')' | b'}' => depth = depth.saturating_sub(1),
+            b')' => depth = depth.saturating_sub(1),
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                braces = braces.saturating_sub(1);
+            }
             _ => {}
         }
     }
-    max
+    max.max(max_braces)
 }
 
 /// The most unquoted `(` open at once in `source`: single-quoted text and escaped
@@ -1347,6 +1430,21 @@ mod tests {
             let error = parse(source).unwrap_err();
             assert!(error.0.contains("here-document operator"), "{source:?}: {error:?}");
         }
+        // Found by fuzzing: the tokenizer runs away on delimiters that are not plain words.
+        for source in ["(\u{ff}@)<<-\u{c})\u{1}\u{17}lll ", "cat <<EOF$x", "cat <<'EOF", "cat << 'E F'"] {
+            assert!(parse(source).unwrap_err().0.contains("not a plain word"), "{source:?}");
+        }
+        for source in [
+            "cat <<EOF\nx\nEOF",
+            "cat <<-'EOF'\n\tx\n\tEOF",
+            "python3 - <<\"PY\"\nprint(1)\nPY",
+            "cat <<\\END\nx\nEND",
+            "echo $((1 << 2)) \"a << b\" 'c <<'",
+            "cat <<EOF|grep x\nx\nEOF",
+            "cat <<< word",
+        ] {
+            assert!(parse(source).is_ok(), "{source:?}");
+        }
         // Found by fuzzing: the tokenizer grows without bound on `$[` in a delimiter.
         for source in ["cat <<EOF$[  ", "echo $[1+2]", "echo \"it's $[1]\""] {
             assert!(parse(source).unwrap_err().0.contains("`$[…]` arithmetic"), "{source:?}");
@@ -1532,5 +1630,8 @@ mod tests {
     fn deep_nesting_is_refused_not_overflowed() {
         let deep = format!("{}true{}", "(".repeat(500), ")".repeat(500));
         assert!(parse(&deep).unwrap_err().0.contains("nested more than"));
+        // Found by fuzzing: `${` stays open past a `)`.
+        let braces = format!("))){}", "${)\u{15})))".repeat(250));
+        assert!(parse(&braces).unwrap_err().0.contains("nested more than"));
     }
 }
