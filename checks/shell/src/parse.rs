@@ -407,14 +407,33 @@ fn old_arithmetic(source: &str) -> bool {
 fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
     let bytes = source.as_bytes();
     let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
-    let (mut single, mut double, mut i) = (false, false, 0);
+    // Where the scan is: in commands (`false`) or in double quotes (`true`); a `$(`
+    // inside double quotes is commands again (`"$(cat <<E …)"`, found by fuzzing).
+    let mut stack = vec![false];
+    let mut i = 0;
     while i < bytes.len() {
+        let quoted = *stack.last().unwrap_or(&false);
         match bytes[i] {
-            b'\'' if !double => single = !single,
-            _ if single => {}
+            b'\'' if !quoted => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+            }
             b'\\' => i += 1,
-            b'"' => double = !double,
-            b'<' if !double && bytes.get(i + 1) == Some(&b'<') => {
+            b'"' if quoted => {
+                stack.pop();
+            }
+            b'"' => stack.push(true),
+            b'$' if bytes.get(i + 1) == Some(&b'(') => {
+                stack.push(false);
+                i += 1;
+            }
+            b'(' if !quoted => stack.push(false),
+            b')' if !quoted && stack.len() > 1 => {
+                stack.pop();
+            }
+            b'<' if !quoted && bytes.get(i + 1) == Some(&b'<') => {
                 if bytes.get(i + 2) == Some(&b'<') {
                     i += 3;
                     continue;
@@ -1431,7 +1450,13 @@ mod tests {
             assert!(error.0.contains("here-document operator"), "{source:?}: {error:?}");
         }
         // Found by fuzzing: the tokenizer runs away on delimiters that are not plain words.
-        for source in ["(\u{ff}@)<<-\u{c})\u{1}\u{17}lll ", "cat <<EOF$x", "cat <<'EOF", "cat << 'E F'"] {
+        for source in [
+            "(\u{ff}@)<<-\u{c})\u{1}\u{17}lll ",
+            "cat <<EOF$x",
+            "cat <<'EOF",
+            "cat << 'E F'",
+            "\"$(grcat@\u{fe}<< <>\u{1}|fs ",
+        ] {
             assert!(parse(source).unwrap_err().0.contains("not a plain word"), "{source:?}");
         }
         for source in [
