@@ -399,87 +399,63 @@ fn old_arithmetic(source: &str) -> bool {
     false
 }
 
-/// Where a here-document operator (`<<`, `<<-`, outside quotes) is followed by a
-/// delimiter that is not a plain word (letters, digits, `_ . -`, whole or quoted with
-/// `'…'`, `"…"` or a backslash): brush-parser 0.4's tokenizer runs away or panics on
-/// several such delimiters (`<<EOF$[`, `<<- ` form feed `)`, found by fuzzing), and
-/// analysts write `EOF`, `'EOF'`, `PY`.
+/// Where a here-document operator (`<<`, `<<-`) is followed by a delimiter that is not a
+/// plain word (letters, digits, `_ . -`, whole or quoted with `'…'`, `"…"` or a
+/// backslash): brush-parser 0.4's tokenizer runs away or panics on several such
+/// delimiters (`<<EOF$[`, `<<- ` form feed `)`, `"$(cat << <>`, found by fuzzing), and
+/// analysts write `EOF`, `'EOF'`, `PY`. Every `<<` counts, quoted or not: telling where
+/// the grammar's tokenizer thinks a quote ends is what it gets wrong, so `grep "<<" f`
+/// is refused too (never misread).
 fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
     let bytes = source.as_bytes();
     let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
-    // Where the scan is: in commands (`false`) or in double quotes (`true`); a `$(`
-    // inside double quotes is commands again (`"$(cat <<E …)"`, found by fuzzing).
-    let mut stack = vec![false];
-    let mut i = 0;
-    while i < bytes.len() {
-        let quoted = *stack.last().unwrap_or(&false);
-        match bytes[i] {
-            b'\'' if !quoted => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'\'' {
-                    i += 1;
-                }
-            }
-            b'\\' => i += 1,
-            b'"' if quoted => {
-                stack.pop();
-            }
-            b'"' => stack.push(true),
-            b'$' if bytes.get(i + 1) == Some(&b'(') => {
-                stack.push(false);
-                i += 1;
-            }
-            b'(' if !quoted => stack.push(false),
-            b')' if !quoted && stack.len() > 1 => {
-                stack.pop();
-            }
-            b'<' if !quoted && bytes.get(i + 1) == Some(&b'<') => {
-                if bytes.get(i + 2) == Some(&b'<') {
-                    i += 3;
-                    continue;
-                }
-                let at = i;
-                i += 2;
-                if bytes.get(i) == Some(&b'-') {
-                    i += 1;
-                }
-                while matches!(bytes.get(i), Some(b' ' | b'\t')) {
-                    i += 1;
-                }
-                let quote = match bytes.get(i) {
-                    Some(q @ (b'\'' | b'"')) => {
-                        i += 1;
-                        Some(*q)
-                    }
-                    Some(b'\\') => {
-                        i += 1;
-                        None
-                    }
-                    _ => None,
-                };
-                let start = i;
-                while i < bytes.len() && plain(bytes[i]) {
-                    i += 1;
-                }
-                if i == start {
-                    return Some(at);
-                }
-                if let Some(q) = quote {
-                    if bytes.get(i) != Some(&q) {
-                        return Some(at);
-                    }
-                    i += 1;
-                }
-                // An arithmetic shift (`$((1 << 2))`) reads as a plain word too.
-                if !matches!(bytes.get(i), None | Some(b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'<' | b'>'))
-                {
-                    return Some(at);
-                }
-                continue;
-            }
-            _ => {}
+    let mut from = 0;
+    while let Some(at) = source[from..].find("<<").map(|i| from + i) {
+        let mut i = at + 2;
+        if bytes.get(i) == Some(&b'<') {
+            // A here-string (`<<<`): no delimiter.
+            from = at + 3;
+            continue;
         }
-        i += 1;
+        if bytes.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        }
+        let quote = match bytes.get(i) {
+            Some(q @ (b'\'' | b'"')) => {
+                i += 1;
+                Some(*q)
+            }
+            Some(b'\\') => {
+                i += 1;
+                None
+            }
+            _ => None,
+        };
+        let start = i;
+        while i < bytes.len() && plain(bytes[i]) {
+            i += 1;
+        }
+        if i == start {
+            return Some(at);
+        }
+        if let Some(q) = quote {
+            if bytes.get(i) != Some(&q) {
+                return Some(at);
+            }
+            i += 1;
+        }
+        // An arithmetic shift (`$((1 << 2))`) reads as a plain word too.
+        let ends = matches!(
+            bytes.get(i),
+            None | Some(b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'<' | b'>' | b'"' | b'\'')
+        );
+        if !ends {
+            return Some(at);
+        }
+        from = i;
     }
     None
 }
@@ -1456,6 +1432,8 @@ mod tests {
             "cat <<'EOF",
             "cat << 'E F'",
             "\"$(grcat@\u{fe}<< <>\u{1}|fs ",
+            "''\"$(<< >s ",
+            "grep -n \"<<\" f",
         ] {
             assert!(parse(source).unwrap_err().0.contains("not a plain word"), "{source:?}");
         }
@@ -1464,7 +1442,7 @@ mod tests {
             "cat <<-'EOF'\n\tx\n\tEOF",
             "python3 - <<\"PY\"\nprint(1)\nPY",
             "cat <<\\END\nx\nEND",
-            "echo $((1 << 2)) \"a << b\" 'c <<'",
+            "echo $((1 << 2)) \"a << b\" 'c <<EOF'",
             "cat <<EOF|grep x\nx\nEOF",
             "cat <<< word",
         ] {
