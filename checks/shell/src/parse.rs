@@ -332,13 +332,25 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     if old_arithmetic(source) {
         return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));
     }
-    if let Some(at) = unplain_here_document_delimiter(source) {
-        return Err(Unsupported(format!(
-            "a here-document delimiter that is not a plain word (at byte {at}; write <<EOF, <<'EOF' or <<\"EOF\")"
-        )));
-    }
-    if substitution_open_after_here_document(source) {
-        return Err(Unsupported("a substitution after a here-document operator on the same line".into()));
+    match here_documents(source) {
+        Err(at) => {
+            return Err(Unsupported(format!(
+                "a here-document delimiter that is not a plain word (at byte {at}; write <<EOF, <<'EOF' or <<\"EOF\")"
+            )));
+        }
+        Ok(documents) => {
+            if let Some(delimiter) = documents.iter().find(|d| !d.ended(source)).map(|d| &d.delimiter) {
+                return Err(Unsupported(format!("a here-document without its end line `{delimiter}`")));
+            }
+            if let Some(delimiter) = documents.iter().find(|d| d.unbalanced_body(source)).map(|d| &d.delimiter) {
+                return Err(Unsupported(format!(
+                    "a here-document `{delimiter}` whose body has unbalanced substitutions (quote its delimiter: <<'{delimiter}')"
+                )));
+            }
+            if documents.iter().any(|d| substitution_after(source, d.at)) {
+                return Err(Unsupported("a substitution after a here-document operator on the same line".into()));
+            }
+        }
     }
     let program = Parser::new(std::io::Cursor::new(source.as_bytes()), &options())
         .parse_program()
@@ -399,14 +411,15 @@ fn old_arithmetic(source: &str) -> bool {
     false
 }
 
-/// Where a here-document operator (`<<`, `<<-`) is followed by a delimiter that is not a
-/// plain word (letters, digits, `_ . -`, whole or quoted with `'…'`, `"…"` or a
+/// The here-documents of `source`, or where an operator (`<<`, `<<-`) is followed by a
+/// delimiter that is not a plain word (letters, digits, `_ . -`, whole or quoted with `'…'`, `"…"` or a
 /// backslash): brush-parser 0.4's tokenizer runs away or panics on several such
 /// delimiters (`<<EOF$[`, `<<- ` form feed `)`, `"$(cat << <>`, found by fuzzing), and
 /// analysts write `EOF`, `'EOF'`, `PY`. Every `<<` counts, quoted or not: telling where
 /// the grammar's tokenizer thinks a quote ends is what it gets wrong, so `grep "<<" f`
 /// is refused too (never misread).
-fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
+fn here_documents(source: &str) -> Result<Vec<HereDocument>, usize> {
+    let mut documents = Vec::new();
     let bytes = source.as_bytes();
     let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
     let mut from = 0;
@@ -417,7 +430,8 @@ fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
             from = at + 3;
             continue;
         }
-        if bytes.get(i) == Some(&b'-') {
+        let strip_tabs = bytes.get(i) == Some(&b'-');
+        if strip_tabs {
             i += 1;
         }
         while matches!(bytes.get(i), Some(b' ' | b'\t')) {
@@ -434,16 +448,18 @@ fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
             }
             _ => None,
         };
+        let escaped = i > 0 && bytes[i - 1] == b'\\';
         let start = i;
         while i < bytes.len() && plain(bytes[i]) {
             i += 1;
         }
         if i == start {
-            return Some(at);
+            return Err(at);
         }
+        let delimiter = source[start..i].to_string();
         if let Some(q) = quote {
             if bytes.get(i) != Some(&q) {
-                return Some(at);
+                return Err(at);
             }
             i += 1;
         }
@@ -453,43 +469,87 @@ fn unplain_here_document_delimiter(source: &str) -> Option<usize> {
             None | Some(b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b')' | b'<' | b'>' | b'"' | b'\'')
         );
         if !ends {
-            return Some(at);
+            return Err(at);
+        }
+        // An arithmetic shift has no body; only a line that starts after it can end one.
+        let arithmetic = source[..at].rfind("((").is_some_and(|open| !source[open..at].contains("))"));
+        if !arithmetic {
+            documents.push(HereDocument { at, delimiter, strip_tabs, quoted: quote.is_some() || escaped });
         }
         from = i;
     }
-    None
+    Ok(documents)
 }
 
-/// Whether a substitution (`$(`, `${` or a backquote) follows a `<<` before the end of
-/// its logical line (a newline outside quotes): brush-parser 0.4's tokenizer panics
-/// reading the here-document's body from inside a nested construct (`<<F $(` newline `)`
-/// newline `F`, `<<F ${$$}` …, `<<F "` … newline … `$(`: found by fuzzing). Counted
-/// roughly from each `<<`: such a command is refused, never misread. Analysts put their
-/// substitutions in the body or on other lines.
-fn substitution_open_after_here_document(source: &str) -> bool {
-    let bytes = source.as_bytes();
-    let mut from = 0;
-    while let Some(at) = source[from..].find("<<").map(|i| from + i) {
-        if bytes.get(at + 2) == Some(&b'<') {
-            // A here-string (`<<<`): no body.
-            from = at + 3;
-            continue;
-        }
-        let (mut single, mut double, mut i) = (false, false, at + 2);
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\'' if !double => single = !single,
-                _ if single => {}
-                b'\\' => i += 1,
-                b'"' => double = !double,
-                b'`' => return true,
-                b'$' if matches!(bytes.get(i + 1), Some(b'(' | b'{')) => return true,
-                b'\n' if !double => break,
-                _ => {}
+/// A here-document operator of a command string, as [`here_documents`] found it.
+struct HereDocument {
+    at: usize,
+    delimiter: String,
+    strip_tabs: bool,
+    /// `<<'EOF'`, `<<"EOF"`, `<<\EOF`: a body without expansions.
+    quoted: bool,
+}
+
+impl HereDocument {
+    /// Whether a line after the operator's is the delimiter (after leading tabs, for
+    /// `<<-`): brush-parser 0.4 reads an unterminated body with substitutions in it
+    /// without end (found by fuzzing); bash would only warn.
+    fn ended(&self, source: &str) -> bool {
+        self.body(source).is_some()
+    }
+
+    /// The body: the lines after the operator's line up to the end line.
+    fn body<'s>(&self, source: &'s str) -> Option<&'s str> {
+        let start = self.at + source[self.at..].find('\n')? + 1;
+        let mut offset = start;
+        for line in source[start..].split_inclusive('\n') {
+            let bare = line.strip_suffix('\n').unwrap_or(line);
+            let bare = if self.strip_tabs { bare.trim_start_matches('\t') } else { bare };
+            if bare == self.delimiter {
+                return Some(&source[start..offset]);
             }
-            i += 1;
+            offset += line.len();
         }
-        from = at + 2;
+        None
+    }
+
+    /// Whether the body expands (an unquoted delimiter) substitutions whose `(`, `{` or
+    /// backquotes do not balance: brush-parser 0.4 reads such a body without end (found
+    /// by fuzzing). Counted roughly; a quoted delimiter turns expansion off.
+    fn unbalanced_body(&self, source: &str) -> bool {
+        if self.quoted {
+            return false;
+        }
+        let Some(body) = self.body(source) else { return false };
+        if !(body.contains("$(") || body.contains("${") || body.contains('`')) {
+            return false;
+        }
+        let count = |c: char| body.matches(c).count();
+        count('(') != count(')') || count('{') != count('}') || count('`') % 2 == 1
+    }
+}
+
+/// Whether a substitution (`$(`, `${` or a backquote) follows the here-document
+/// operator at `at` before the end of its logical line (a newline outside quotes):
+/// brush-parser 0.4's tokenizer panics reading the here-document's body from inside a
+/// nested construct (`<<F $(` newline `)` newline `F`, `<<F ${$$}` …, `<<F "` … newline
+/// … `$(`: found by fuzzing). Counted roughly: such a command is refused, never
+/// misread. Analysts put their substitutions in the body or on other lines.
+fn substitution_after(source: &str, at: usize) -> bool {
+    let bytes = source.as_bytes();
+    let (mut single, mut double, mut i) = (false, false, at + 2);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\'' if !double => single = !single,
+            _ if single => {}
+            b'\\' => i += 1,
+            b'"' => double = !double,
+            b'`' => return true,
+            b'$' if matches!(bytes.get(i + 1), Some(b'(' | b'{')) => return true,
+            b'\n' if !double => break,
+            _ => {}
+        }
+        i += 1;
     }
     false
 }
@@ -1423,7 +1483,7 @@ mod tests {
             "nullgr<<F $)\"))\n\n)<F $(\n)\nF",
         ] {
             let error = parse(source).unwrap_err();
-            assert!(error.0.contains("here-document operator"), "{source:?}: {error:?}");
+            assert!(error.0.contains("here-document"), "{source:?}: {error:?}");
         }
         // Found by fuzzing: the tokenizer runs away on delimiters that are not plain words.
         for source in [
@@ -1437,12 +1497,23 @@ mod tests {
         ] {
             assert!(parse(source).unwrap_err().0.contains("not a plain word"), "{source:?}");
         }
+        // Every `<<` counts, quoted or not: refused, never misread.
+        assert!(parse("echo \"a << b\"").is_err());
+        // Found by fuzzing: a body with unbalanced substitutions never ended.
+        let unbalanced = "cat <<EOF\nitest \"$(grep -c x\n\"$((i\nEOF\n";
+        assert!(parse(unbalanced).unwrap_err().0.contains("unbalanced substitutions"));
+        assert!(parse("cat <<'EOF'\nitest \"$(grep -c x\nEOF\n").is_ok());
+        assert!(parse("cat <<EOF\nvalue: $(echo x) ${HOME} `date`\nEOF\n").is_ok());
+        // Found by fuzzing: an unterminated body with substitutions in it never ended.
+        for source in ["cat 0<<EOF | grep -c x\n###s\ng< $(\n)\n", "cat <<-EOF\nx\n  EOF"] {
+            assert!(parse(source).unwrap_err().0.contains("without its end line `EOF`"), "{source:?}");
+        }
         for source in [
             "cat <<EOF\nx\nEOF",
             "cat <<-'EOF'\n\tx\n\tEOF",
             "python3 - <<\"PY\"\nprint(1)\nPY",
             "cat <<\\END\nx\nEND",
-            "echo $((1 << 2)) \"a << b\" 'c <<EOF'",
+            "echo $((1 << 2)) $((x<<y))",
             "cat <<EOF|grep x\nx\nEOF",
             "cat <<< word",
         ] {
