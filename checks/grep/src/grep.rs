@@ -208,17 +208,22 @@ pub fn parse_args(args: &[String], initial: PatternSyntax) -> Result<Options, Us
     let mut parser = Parser::new(&SPEC, args);
     // The context length being read from digits: the argument they stand in, and the
     // length so far.
-    let mut digits: Option<(usize, usize)> = None;
+    let mut digits: Option<(usize, String)> = None;
     while let Some(item) = parser.next() {
         match item.map_err(option_error)? {
             Item::Opt(Name::Short(c), _) if c.is_ascii_digit() => {
-                let d = c.to_digit(10).unwrap_or_default() as usize;
-                let v = match digits {
-                    Some((at, v)) if at == parser.index() => v.saturating_mul(10).saturating_add(d),
-                    _ => d,
+                let mut text = match digits.take() {
+                    Some((at, text)) if at == parser.index() => text,
+                    _ => String::new(),
                 };
-                digits = Some((parser.index(), v));
-                o.context = Some(v);
+                // GNU keeps 21 digits; one more is "too many", named by the 21 and `...`.
+                if text.len() == MAX_CONTEXT_DIGITS {
+                    return Err(UsageError::plain(&format!("{text}...: invalid context length argument")));
+                }
+                text.push(c);
+                // A value past the integers saturates, as GNU's does.
+                o.context = Some(text.parse().unwrap_or(usize::MAX));
+                digits = Some((parser.index(), text));
                 continue;
             }
             Item::Opt(name, value) => apply(&mut o, name, value.unwrap_or_default())?,
@@ -228,6 +233,9 @@ pub fn parse_args(args: &[String], initial: PatternSyntax) -> Result<Options, Us
     }
     Ok(o)
 }
+
+/// Digits of a `-NUM` context GNU grep reads before it calls the number too long.
+const MAX_CONTEXT_DIGITS: usize = 21;
 
 /// A command line getopt cannot read, in GNU grep's words.
 fn option_error(e: getopt::Error) -> UsageError {

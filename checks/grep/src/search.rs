@@ -304,10 +304,13 @@ impl Run<'_> {
         }
         let floor = self.lastout.unwrap_or(0);
         let mut p = ls;
+        // Back at most `before` lines, and never past what was printed: a context of
+        // `-99999999999999999999` (GNU saturates it) must not count to it (found by fuzzing).
         for _ in 0..self.opts.before {
-            if p > floor {
-                p = prev_line_start(self.buf, p);
+            if p <= floor {
+                break;
             }
+            p = prev_line_start(self.buf, p);
         }
         if let Some(separator) = &self.opts.group_separator
             && self.shared.used

@@ -199,6 +199,11 @@ fn cases() -> Vec<Case> {
         &["-m2", "-c", "foo", "docs/notes.txt"],
         &["-m0", "foo", "docs/notes.txt"],
         &["-2", "-n", "foo", "docs/notes.txt"],
+        // GNU saturates a context too large for its integers; a huge one found by fuzzing
+        // took the sandbox's grep minutes to count down.
+        &["-99999999999999999999", "-n", "foo", "docs/notes.txt"],
+        &["-B", "9223372036854775807", "foo", "docs/notes.txt"],
+        &["-555555555555555555555555555555", "foo", "docs/notes.txt"],
         &["-A0", "foo", "docs/notes.txt"],
         &["-o", "-A1", "foo", "docs/notes.txt"],
         &["-vn", "-B1", "o", "docs/notes.txt"],
