@@ -329,6 +329,9 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     if let Some(number) = overflowing_number(source) {
         return Err(Unsupported(format!("the number {number} is too large")));
     }
+    if array_subscript(source) {
+        return Err(Unsupported("arrays (`${name[…]}`)".into()));
+    }
     if old_arithmetic(source) {
         return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));
     }
@@ -388,6 +391,24 @@ fn overflowing_number(source: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Whether `source` has an array subscript in a parameter expansion (`${a[0]}`,
+/// `${#a[@]}`, `${!a[@]}`): arrays are refused, and brush-parser 0.4's word grammar
+/// takes exponential time on nested ones (`${e[${e[…`, found by fuzzing), so they are
+/// refused before it sees them. Quotes are ignored: refused, never misread.
+fn array_subscript(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    source.match_indices("${").any(|(at, _)| {
+        let mut i = at + 2;
+        while matches!(bytes.get(i), Some(b'#' | b'!' | b' ' | b'\t' | b'\n')) {
+            i += 1;
+        }
+        while bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+            i += 1;
+        }
+        bytes.get(i) == Some(&b'[')
+    })
 }
 
 /// Whether `source` has bash's old `$[…]` arithmetic outside single quotes and not
@@ -1499,6 +1520,11 @@ mod tests {
         }
         // Every `<<` counts, quoted or not: refused, never misread.
         assert!(parse("echo \"a << b\"").is_err());
+        // Found by fuzzing: nested array subscripts took exponential time.
+        for source in ["${e[${e[\"!${e[${e[o\"\"}} \" }}j", "echo ${a[0]}", "echo ${#a[@]} ${!a[@]}", "!${ e[@F"] {
+            assert!(parse(source).unwrap_err().0.contains("arrays"), "{source:?}");
+        }
+        assert!(parse("echo ${a} ${#a} ${a:-[x]} [x]").is_ok());
         // Found by fuzzing: a body with unbalanced substitutions never ended.
         let unbalanced = "cat <<EOF\nitest \"$(grep -c x\n\"$((i\nEOF\n";
         assert!(parse(unbalanced).unwrap_err().0.contains("unbalanced substitutions"));
