@@ -411,6 +411,32 @@ fn array_subscript(source: &str) -> bool {
     })
 }
 
+/// For each byte of `source`, whether it is inside single quotes (a `'` outside double
+/// quotes opens them; a backslash outside them escapes the next byte). Double quotes are
+/// tracked only to tell a `'` inside them from one that quotes.
+fn single_quoted(source: &str) -> Vec<bool> {
+    let bytes = source.as_bytes();
+    let mut quoted = vec![false; bytes.len() + 1];
+    let (mut single, mut double, mut i) = (false, false, 0);
+    while i < bytes.len() {
+        quoted[i] = single;
+        match bytes[i] {
+            b'\'' if !double => single = !single,
+            _ if single => {}
+            b'\\' => {
+                i += 1;
+                if i < bytes.len() {
+                    quoted[i] = false;
+                }
+            }
+            b'"' => double = !double,
+            _ => {}
+        }
+        i += 1;
+    }
+    quoted
+}
+
 /// Whether `source` has bash's old `$[…]` arithmetic outside single quotes and not
 /// escaped: brush-parser 0.4's tokenizer grows without bound on some of its forms
 /// (`cat <<EOF$[` and two spaces took over 4 GiB, found by fuzzing). Analysts write
@@ -436,15 +462,24 @@ fn old_arithmetic(source: &str) -> bool {
 /// delimiter that is not a plain word (letters, digits, `_ . -`, whole or quoted with `'…'`, `"…"` or a
 /// backslash): brush-parser 0.4's tokenizer runs away or panics on several such
 /// delimiters (`<<EOF$[`, `<<- ` form feed `)`, `"$(cat << <>`, found by fuzzing), and
-/// analysts write `EOF`, `'EOF'`, `PY`. Every `<<` counts, quoted or not: telling where
-/// the grammar's tokenizer thinks a quote ends is what it gets wrong, so `grep "<<" f`
-/// is refused too (never misread).
+/// analysts write `EOF`, `'EOF'`, `PY`. Every `<<` outside single quotes counts, in
+/// double quotes too: telling where the grammar's tokenizer thinks a double quote ends
+/// is what it gets wrong, so `grep "<<" f` is refused (never misread), while
+/// `python3 -c 'x = 1 << 20'` is not (unless the command has a `${`).
 fn here_documents(source: &str) -> Result<Vec<HereDocument>, usize> {
     let mut documents = Vec::new();
     let bytes = source.as_bytes();
     let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
+    // Single quotes are trusted only without `${`, inside which the grammar's idea of
+    // what a `'` does is not this scan's (found by fuzzing).
+    let quoted = single_quoted(source);
+    let trusted = !source.contains("${");
     let mut from = 0;
     while let Some(at) = source[from..].find("<<").map(|i| from + i) {
+        if trusted && quoted[at] {
+            from = at + 2;
+            continue;
+        }
         let mut i = at + 2;
         if bytes.get(i) == Some(&b'<') {
             // A here-string (`<<<`): no delimiter.
@@ -1518,8 +1553,11 @@ mod tests {
         ] {
             assert!(parse(source).unwrap_err().0.contains("not a plain word"), "{source:?}");
         }
-        // Every `<<` counts, quoted or not: refused, never misread.
+        // Every `<<` outside single quotes counts: refused, never misread.
         assert!(parse("echo \"a << b\"").is_err());
+        assert!(parse("python3 -c 'b = bytearray(64 << 20)\nprint(len(b))'").is_ok());
+        assert!(parse("echo '<<'").is_ok());
+        assert!(parse("echo '${x}' '<<'").is_err(), "single quotes are not trusted with a ${{");
         // Found by fuzzing: nested array subscripts took exponential time.
         for source in ["${e[${e[\"!${e[${e[o\"\"}} \" }}j", "echo ${a[0]}", "echo ${#a[@]} ${!a[@]}", "!${ e[@F"] {
             assert!(parse(source).unwrap_err().0.contains("arrays"), "{source:?}");
