@@ -15,6 +15,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+#[path = "rng.rs"]
+mod rng;
+use rng::Rng;
+
 /// Inputs are cut to this length: the largest input the invariants promise anything for.
 pub const MAX_INPUT: usize = 64 * 1024;
 
@@ -128,29 +132,6 @@ const TOKENS: &[&str] = &[
 
 /// Characters that end tokens or change the mode of a lexer, for single-byte changes.
 const SPECIAL: &[u8] = b"\"'\\$`(){}[]|&;<>*?!#~^.+-,:=\n\t\0 ";
-
-/// xorshift64*: small, fast, and reproducible from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    /// A range of up to `max` bytes inside `0..len`.
-    fn chunk(&mut self, len: usize, max: usize) -> std::ops::Range<usize> {
-        let start = self.below(len + 1);
-        start..(start + 1 + self.below(max)).min(len)
-    }
-}
 
 /// The files of `paths` (a directory stands for the files in it, in name order).
 pub fn seeds(paths: &[PathBuf]) -> Vec<Vec<u8>> {

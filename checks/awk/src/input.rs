@@ -173,17 +173,11 @@ pub fn split_with_seps(record: &[u8], sep: &FieldSep) -> (Vec<Vec<u8>>, Separato
             seps = (1..fields.len()).map(|i| (i, vec![*b])).collect();
         }
         FieldSep::Regex(re) => {
-            let (mut start, mut at) = (0, 0);
-            while at <= record.len() {
-                let Some((s, e)) = re.find_at(record, at) else { break };
-                if e == s {
-                    at = s + 1;
-                    continue;
-                }
+            let mut start = 0;
+            for (s, e) in separator_spans(record, re) {
                 fields.push(record[start..s].to_vec());
                 seps.push((fields.len(), record[s..e].to_vec()));
                 start = e;
-                at = e;
             }
             fields.push(record[start..].to_vec());
         }
@@ -194,19 +188,31 @@ pub fn split_with_seps(record: &[u8], sep: &FieldSep) -> (Vec<Vec<u8>>, Separato
 /// `record` cut at each non-empty match of `re`.
 pub fn split_regex(record: &[u8], re: &Pattern) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    let (mut start, mut at) = (0, 0);
-    while at <= record.len() {
-        let Some((s, e)) = re.find_at(record, at) else { break };
-        if e == s {
-            at = s + 1;
-            continue;
-        }
+    let mut start = 0;
+    for (s, e) in separator_spans(record, re) {
         out.push(record[start..s].to_vec());
         start = e;
-        at = e;
     }
     out.push(record[start..].to_vec());
     out
+}
+
+/// The spans of the non-empty matches of `re` in `record`, left to right: where a
+/// regex field separator cuts it.
+fn separator_spans<'r>(record: &'r [u8], re: &'r Pattern) -> impl Iterator<Item = (usize, usize)> + 'r {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at <= record.len() {
+            let (s, e) = re.find_at(record, at)?;
+            if e == s {
+                at = s + 1;
+                continue;
+            }
+            at = e;
+            return Some((s, e));
+        }
+        None
+    })
 }
 
 #[cfg(test)]

@@ -23,29 +23,9 @@ const GAWK: &str = "/usr/bin/gawk";
 const DEFAULT_SEED: u64 = 0x5eed_a77c;
 const DEFAULT_CASES: usize = 1500;
 
-/// xorshift64*: small, deterministic, good enough to pick grammar productions.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+#[path = "../../../fuzz/stable/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const WORDS: &[&str] = &[
     "a", "foo", "Bar", "baz", "héllo", "ünï", "x=1", "10", "9", "2.5", "-3", "1e3", "0x1A", "007", "+4", " 12 ", ".5",

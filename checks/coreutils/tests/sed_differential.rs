@@ -18,26 +18,9 @@ use std::process::{Command, Stdio};
 
 use reviewhost_tool::{Ctx, Io, NO_LIMIT};
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+#[path = "../../../fuzz/stable/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const WORDS: &[&str] = &["foo", "bar", "a", "b", "abc", "x y", "Foo", "é", "日本", "", "  ", "a.b", "a/b", "tab\there"];
 
