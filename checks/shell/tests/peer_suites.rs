@@ -12,6 +12,7 @@
 //! agrees fails too, so the lists only shrink. The figures (agreeing cases per suite; for
 //! the second set, identical answers among the cases the README says the sandbox answers)
 //! are printed. Skips with a message when the shared corpus is not beside the repository.
+//! `REVIEWHOST_PEER_DUMP=1` prints every second-set answer that is not identical.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -236,6 +237,12 @@ fn the_second_suites_answer_or_refuse_except_where_listed() {
             if same_out && want_status == Some(i64::from(status)) && !refused {
                 identical += usize::from(answer);
                 continue;
+            }
+            if std::env::var_os("REVIEWHOST_PEER_DUMP").is_some() && answer {
+                eprintln!(
+                    "DUMP {id} refused={refused}: {:?}\n  real: {want_out:?} exit {want_status:?}\n  ours: {stdout:?} exit {status}",
+                    case["cmd"].as_str().unwrap()
+                );
             }
             if refused {
                 refused_cases += 1;
