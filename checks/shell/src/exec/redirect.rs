@@ -1,0 +1,114 @@
+//! Redirections: where a command's fd 1 and 2 go (the script's streams or nowhere: the
+//! sandbox writes no file), and its stdin from a file or a here-document.
+
+use reviewhost_tool::{Ctx, io_message};
+
+use super::{Flow, Shell, append};
+use crate::parse::Redirect;
+
+/// Where a file descriptor's writes go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dest {
+    Out,
+    Err,
+    Null,
+}
+
+impl Shell {
+    /// Sends a command's captured output where its redirections said.
+    pub(super) fn route(
+        &mut self,
+        flow: Flow,
+        dests: [Dest; 2],
+        own_out: Vec<u8>,
+        own_err: Vec<u8>,
+        out: &mut Vec<u8>,
+        err: &mut Vec<u8>,
+    ) -> Flow {
+        for (bytes, dest) in [(own_out, dests[0]), (own_err, dests[1])] {
+            match dest {
+                Dest::Out => append(out, bytes),
+                Dest::Err => append(err, bytes),
+                Dest::Null => {}
+            }
+        }
+        flow
+    }
+
+    /// Applies redirections in order: where fd 1 and 2 end up, and stdin from a file or
+    /// a here-document.
+    #[inline(never)]
+    pub(super) fn redirections(
+        &mut self,
+        redirects: &[Redirect],
+        err: &mut Vec<u8>,
+    ) -> Result<([Dest; 2], Option<Vec<u8>>), Flow> {
+        let mut dests = [Dest::Out, Dest::Err];
+        let mut input = None;
+        for redirect in redirects {
+            match redirect {
+                Redirect::Duplicate { fd, to } => {
+                    let target = match to {
+                        1 => dests[0],
+                        2 => dests[1],
+                        other => return self.refuse(err, format!("redirection to file descriptor {other}")),
+                    };
+                    match fd {
+                        1 => dests[0] = target,
+                        2 => dests[1] = target,
+                        other => return self.refuse(err, format!("redirection of file descriptor {other}")),
+                    }
+                }
+                Redirect::Close { fd } => match fd {
+                    1 => dests[0] = Dest::Null,
+                    2 => dests[1] = Dest::Null,
+                    _ => {}
+                },
+                Redirect::Output { fds, target } => {
+                    let target = self.expand_one(target, err)?;
+                    if target != "/dev/null" {
+                        return self
+                            .refuse(err, format!("cannot write to '{target}': the reviewhost sandbox is read-only"));
+                    }
+                    for fd in fds {
+                        match fd {
+                            1 => dests[0] = Dest::Null,
+                            2 => dests[1] = Dest::Null,
+                            other => return self.refuse(err, format!("redirection of file descriptor {other}")),
+                        }
+                    }
+                }
+                Redirect::Input { target } => {
+                    let target = self.expand_one(target, err)?;
+                    if target == "/dev/null" {
+                        input = Some(Vec::new());
+                        continue;
+                    }
+                    match read_input(&self.ctx, &target) {
+                        Ok(bytes) => input = Some(bytes),
+                        Err(message) => return self.refuse(err, message),
+                    }
+                }
+                Redirect::Here { text, newline } => {
+                    let mut bytes = self.expand_text(text, err)?.into_bytes();
+                    if *newline {
+                        bytes.push(b'\n');
+                    }
+                    input = Some(bytes);
+                }
+            }
+        }
+        Ok((dests, input))
+    }
+}
+
+/// The contents of a `< file` input (or a script to run): a regular file inside the
+/// root, never a FIFO or device (opening one could block the sandbox forever).
+pub(super) fn read_input(ctx: &Ctx, target: &str) -> Result<Vec<u8>, String> {
+    let real = ctx.real(target);
+    let meta = std::fs::metadata(&real).map_err(|e| format!("{target}: {}", io_message(&e)))?;
+    if !meta.is_file() {
+        return Err(format!("{target}: not a regular file"));
+    }
+    std::fs::read(&real).map_err(|e| format!("{target}: {}", io_message(&e)))
+}

@@ -1,0 +1,505 @@
+//! Words: brush-parser's word pieces turned into [`Word`]s (quoting, parameter
+//! expansions, substitutions, brace expansion, `$'…'`), each construct kept or refused
+//! by name.
+
+use brush_parser::ParserOptions;
+use brush_parser::word::{
+    self, BraceExpressionMember, BraceExpressionOrText, ParameterExpr, ParameterTestType, SpecialParameter,
+    SubstringMatchKind, WordPiece, WordPieceWithSource,
+};
+
+use super::{
+    BRACE_WORDS, Expansion, MAX_BRACE_WORDS, MAX_NESTING, Parameter, ParameterOp, Piece, Replace, Unsupported, Word,
+    options, parse_nested, too_deep,
+};
+
+/// The text of a word that has no substitutions, if it is one.
+pub fn literal(word: &Word) -> Option<String> {
+    word.0
+        .iter()
+        .map(|p| match p {
+            Piece::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(super) fn parse_word(raw: &str, depth: usize) -> Result<Word, Unsupported> {
+    parse_word_in(raw, false, depth)
+}
+
+/// Most `{` in one brace-expanded word: brush-parser's brace grammar backtracks
+/// exponentially in unclosed ones (`z{a,b{{{{{{{{{{{{B{zfz}` took seconds, found by
+/// fuzzing); analysts write one or two.
+pub(super) const MAX_BRACES: usize = 8;
+
+/// A word of a command or of a `for` list, brace-expanded into several when it has a
+/// brace expression (`src/{a,b}.ts`, `{1..3}`), as bash does before any other expansion.
+/// Brace expressions next to quotes or substitutions are refused rather than guessed.
+pub(super) fn command_words(raw: &str, depth: usize) -> Result<Vec<Word>, Unsupported> {
+    if !has_brace_expression(raw) {
+        return Ok(vec![parse_word(raw, depth)?]);
+    }
+    if raw.contains(['\'', '"', '\\', '$', '`']) {
+        return Err(Unsupported(format!("brace expansion next to quotes or substitutions in `{raw}`")));
+    }
+    if zero_padded(raw) {
+        return Err(Unsupported(format!("zero-padded brace sequences in `{raw}`")));
+    }
+    if raw.matches('{').count() > MAX_BRACES {
+        return Err(Unsupported(format!("brace expansion with more than {MAX_BRACES} `{{` in one word")));
+    }
+    let pieces = word::parse_brace_expansions(raw, &options())
+        .map_err(|e| Unsupported(format!("cannot parse word `{raw}`: {e}")))?
+        .unwrap_or_default();
+    let texts = brace_words(&pieces, raw)?;
+    let total = BRACE_WORDS.get() + texts.len();
+    if total > MAX_BRACE_WORDS {
+        return Err(Unsupported(format!("brace expansions of more than {MAX_BRACE_WORDS} words")));
+    }
+    BRACE_WORDS.set(total);
+    texts.iter().map(|text| parse_word(text, depth)).collect()
+}
+
+/// Whether `raw` has an unquoted `{...}` with a `,` or `..` inside (not `${X}`, not `{}`).
+pub(super) fn has_brace_expression(raw: &str) -> bool {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut quote = None;
+    let mut i = 0;
+    while i < chars.len() {
+        match (quote, chars[i]) {
+            (_, '\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c @ ('\'' | '"')) => quote = Some(c),
+            (None, '$') if matches!(chars.get(i + 1), Some('{' | '(')) => {
+                i = closing(&chars, i + 1);
+                continue;
+            }
+            (None, '{') => {
+                let end = closing(&chars, i);
+                let inside: String = chars[i + 1..end.saturating_sub(1).max(i + 1)].iter().collect();
+                if end <= chars.len()
+                    && chars.get(end - 1) == Some(&'}')
+                    && (inside.contains(',') || inside.contains(".."))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether `raw` has a sequence bound with a leading zero (`{01..10}`), which bash pads
+/// and brush-parser reads as a plain number.
+pub(super) fn zero_padded(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    (0..b.len().saturating_sub(1))
+        .any(|k| b[k] == b'0' && b[k + 1].is_ascii_digit() && (b[..k].ends_with(b"{") || b[..k].ends_with(b"..")))
+}
+
+/// The words a parsed brace expansion stands for, in order.
+pub(super) fn brace_words(pieces: &[BraceExpressionOrText], raw: &str) -> Result<Vec<String>, Unsupported> {
+    let mut words = vec![String::new()];
+    for piece in pieces {
+        let alternatives = match piece {
+            BraceExpressionOrText::Text(text) => vec![text.clone()],
+            BraceExpressionOrText::Expr(members) => {
+                let mut alternatives = Vec::new();
+                for member in members {
+                    alternatives.extend(brace_member(member, raw)?);
+                }
+                alternatives
+            }
+        };
+        if words.len().saturating_mul(alternatives.len()) > MAX_BRACE_WORDS {
+            return Err(Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words")));
+        }
+        words = words.iter().flat_map(|w| alternatives.iter().map(move |a| format!("{w}{a}"))).collect();
+    }
+    Ok(words)
+}
+
+pub(super) fn brace_member(member: &BraceExpressionMember, raw: &str) -> Result<Vec<String>, Unsupported> {
+    let sequence = |start: i64, end: i64, increment: i64| -> Result<Vec<i64>, Unsupported> {
+        let step = increment.unsigned_abs().max(1);
+        if start.abs_diff(end) / step >= MAX_BRACE_WORDS as u64 {
+            return Err(Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words")));
+        }
+        let step = step as i64;
+        let count = start.abs_diff(end) as i64 / step;
+        Ok((0..=count).map(|k| if start <= end { start + k * step } else { start - k * step }).collect())
+    };
+    Ok(match member {
+        BraceExpressionMember::NumberSequence { start, end, increment } => {
+            sequence(*start, *end, *increment)?.iter().map(i64::to_string).collect()
+        }
+        BraceExpressionMember::CharSequence { start, end, increment } => {
+            sequence(i64::from(u32::from(*start)), i64::from(u32::from(*end)), *increment)?
+                .into_iter()
+                .filter_map(|c| u32::try_from(c).ok().and_then(char::from_u32))
+                .map(String::from)
+                .collect()
+        }
+        BraceExpressionMember::Child(pieces) => brace_words(pieces, raw)?,
+    })
+}
+
+/// The text of an arithmetic expression, to expand before it is evaluated: `$x` and
+/// `$(cmd)` are expanded, a `~` is the operator.
+pub(super) fn arithmetic_word(raw: &str, depth: usize) -> Result<Word, Unsupported> {
+    word_with(raw, false, depth, &ParserOptions { tilde_expansion_at_word_start: false, ..options() })
+}
+
+/// Parses `raw` as a word; `quoted`: it stands inside double quotes, so none of it is
+/// split or globbed.
+pub(super) fn parse_word_in(raw: &str, quoted: bool, depth: usize) -> Result<Word, Unsupported> {
+    word_with(raw, quoted, depth, &options())
+}
+
+pub(super) fn word_with(raw: &str, quoted: bool, depth: usize, options: &ParserOptions) -> Result<Word, Unsupported> {
+    if depth > MAX_NESTING {
+        return Err(too_deep());
+    }
+    let pieces = word::parse(raw, options).map_err(|e| Unsupported(format!("cannot parse word `{raw}`: {e}")))?;
+    let mut out = Vec::new();
+    pieces_into(raw, &pieces, quoted, depth, &mut out)?;
+    Ok(Word(out))
+}
+
+/// The word inside `${X:-word}` (also `:=`, `:+`, `:?` and the replacement of `${X/a/b}`).
+/// Inside double quotes it is read as double-quoted text, as bash does: `"${X:-'a'}"`
+/// keeps the single quotes.
+pub(super) fn operand_word(raw: &str, quoted: bool, depth: usize) -> Result<Word, Unsupported> {
+    if quoted { parse_word_in(&format!("\"{raw}\""), true, depth + 1) } else { parse_word(raw, depth + 1) }
+}
+
+/// A here-document's text: `$` expansions, backquotes, and a backslash before `$`, `` ` ``,
+/// `\` or a newline are special; quotes are text. That is a double-quoted word whose bare
+/// `"` are escaped, so the word parser reads it (inside `$(...)` and `${...}` quotes keep
+/// their meaning and are copied as they are).
+pub(super) fn here_document(raw: &str, depth: usize) -> Result<Word, Unsupported> {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut text = String::from("\"");
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if chars.get(i + 1) == Some(&'"') => {
+                text.push_str(r#"\\\""#);
+                i += 2;
+            }
+            '\\' => {
+                text.push('\\');
+                text.extend(chars.get(i + 1));
+                i += 2;
+            }
+            '"' => {
+                text.push_str("\\\"");
+                i += 1;
+            }
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => {
+                let end = closing(&chars, i + 1);
+                text.extend(&chars[i..end]);
+                i = end;
+            }
+            '`' => {
+                let end = chars[i + 1..].iter().position(|c| *c == '`').map_or(chars.len(), |p| i + 2 + p);
+                text.extend(&chars[i..end]);
+                i = end;
+            }
+            c => {
+                text.push(c);
+                i += 1;
+            }
+        }
+    }
+    text.push('"');
+    parse_word_in(&text, true, depth)
+}
+
+/// The index after the bracket that closes the `(` or `{` at `open`; single-quoted text
+/// inside `$( )` does not count.
+pub(super) fn closing(chars: &[char], open: usize) -> usize {
+    let (left, right) = if chars[open] == '(' { ('(', ')') } else { ('{', '}') };
+    let mut level = 0usize;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '\'' if left == '(' => {
+                i += chars[i + 1..].iter().position(|c| *c == '\'').map_or(chars.len(), |p| p + 1);
+            }
+            c if c == left => level += 1,
+            c if c == right => {
+                level -= 1;
+                if level == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len()
+}
+
+/// Whether a piece is `$@` (then `"$@"` with no parameters is no argument at all).
+pub(super) fn is_all_parameters(piece: &WordPiece) -> bool {
+    matches!(
+        piece,
+        WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+            parameter: word::Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
+            ..
+        })
+    )
+}
+
+pub(super) fn pieces_into(
+    raw: &str,
+    pieces: &[WordPieceWithSource],
+    quoted: bool,
+    depth: usize,
+    out: &mut Vec<Piece>,
+) -> Result<(), Unsupported> {
+    for (i, p) in pieces.iter().enumerate() {
+        let next_opens_brace =
+            || matches!(pieces.get(i + 1).map(|n| &n.piece), Some(WordPiece::Text(t)) if t.starts_with('{'));
+        match &p.piece {
+            // What the grammar could not read as an expansion (`${#x-default}`, `${a&}`,
+            // left as the texts `$` and `{…}`): bash's "bad substitution", which ends
+            // the script.
+            WordPiece::Text(text) if text.contains("${") || (text.ends_with('$') && next_opens_brace()) => {
+                return Err(Unsupported(format!("bad substitution in `{raw}`")));
+            }
+            WordPiece::Text(text) => out.push(Piece::Text { text: text.clone(), quoted }),
+            WordPiece::SingleQuotedText(text) => out.push(Piece::Text { text: text.clone(), quoted: true }),
+            WordPiece::AnsiCQuotedText(text) => out.push(Piece::Text { text: ansi_c(text)?, quoted: true }),
+            WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // `""` must still produce an (empty) argument; `"$@"` decides for itself.
+                if !inner.iter().any(|p| is_all_parameters(&p.piece)) {
+                    out.push(Piece::Text { text: String::new(), quoted: true });
+                }
+                pieces_into(raw, inner, true, depth, out)?;
+            }
+            WordPiece::EscapeSequence(seq) => {
+                let escaped = seq.strip_prefix('\\').unwrap_or(seq);
+                // Inside double quotes a backslash only escapes $ ` " \ and newline.
+                let text = if quoted && !matches!(escaped, "$" | "`" | "\"" | "\\" | "\n") {
+                    seq.clone()
+                } else if escaped == "\n" {
+                    String::new()
+                } else {
+                    escaped.to_string()
+                };
+                out.push(Piece::Text { text, quoted: true });
+            }
+            WordPiece::ParameterExpansion(expr) => {
+                let text = raw.get(p.start_index..p.end_index).unwrap_or("$...");
+                let expansion = Box::new(expansion(expr, quoted, depth, text)?);
+                out.push(Piece::Parameter { expansion, quoted });
+            }
+            WordPiece::CommandSubstitution(source) | WordPiece::BackquotedCommandSubstitution(source) => {
+                let script = parse_nested(source, depth + 1)?;
+                out.push(Piece::Substitution { script, quoted });
+            }
+            WordPiece::TildeExpansion(_) => {
+                return Err(Unsupported("tilde expansion `~` (the sandbox has no home directory)".into()));
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                out.push(Piece::Arithmetic { expression: arithmetic_word(&expr.value, depth + 1)?, quoted })
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn is_empty(pattern: &Option<String>) -> bool {
+    pattern.as_deref().is_none_or(str::is_empty)
+}
+
+/// A parameter expansion piece; `text` is how it was written, for errors.
+pub(super) fn expansion(
+    expr: &ParameterExpr,
+    quoted: bool,
+    depth: usize,
+    text: &str,
+) -> Result<Expansion, Unsupported> {
+    let unsupported = |what: &str| Err(Unsupported(format!("{what} `{text}`")));
+    let operand = |raw: &Option<String>| operand_word(raw.as_deref().unwrap_or(""), quoted, depth);
+    let pattern = |raw: &str| parse_word(raw, depth + 1);
+    let colon = |t: &ParameterTestType| matches!(t, ParameterTestType::UnsetOrNull);
+    let (parameter, indirect, op) = match expr {
+        ParameterExpr::Parameter { parameter, indirect } => (parameter, indirect, ParameterOp::Value),
+        ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value } => {
+            (parameter, indirect, ParameterOp::Default { word: operand(default_value)?, colon: colon(test_type) })
+        }
+        ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
+            (parameter, indirect, ParameterOp::Assign { word: operand(default_value)?, colon: colon(test_type) })
+        }
+        ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
+            let word = operand(alternative_value)?;
+            (parameter, indirect, ParameterOp::Alternative { word, colon: colon(test_type) })
+        }
+        ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, test_type, error_message } => {
+            let word = match error_message {
+                Some(message) => Some(operand_word(message, quoted, depth)?),
+                None => None,
+            };
+            (parameter, indirect, ParameterOp::Error { word, colon: colon(test_type) })
+        }
+        ParameterExpr::ParameterLength { parameter, indirect } => (parameter, indirect, ParameterOp::Length),
+        ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, pattern: p }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, pattern: p } => {
+            let longest = matches!(expr, ParameterExpr::RemoveLargestSuffixPattern { .. });
+            let op = ParameterOp::RemoveSuffix { pattern: pattern(p.as_deref().unwrap_or(""))?, longest };
+            (parameter, indirect, op)
+        }
+        ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect, pattern: p }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect, pattern: p } => {
+            let longest = matches!(expr, ParameterExpr::RemoveLargestPrefixPattern { .. });
+            let op = ParameterOp::RemovePrefix { pattern: pattern(p.as_deref().unwrap_or(""))?, longest };
+            (parameter, indirect, op)
+        }
+        ParameterExpr::Substring { parameter, indirect, offset, length } => {
+            let length = match length {
+                Some(length) => Some(arithmetic_word(&length.value, depth + 1)?),
+                None => None,
+            };
+            (parameter, indirect, ParameterOp::Substring { offset: arithmetic_word(&offset.value, depth + 1)?, length })
+        }
+        ParameterExpr::UppercaseFirstChar { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: true, all: false })
+        }
+        ParameterExpr::UppercasePattern { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: true, all: true })
+        }
+        ParameterExpr::LowercaseFirstChar { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: false, all: false })
+        }
+        ParameterExpr::LowercasePattern { parameter, indirect, pattern } if is_empty(pattern) => {
+            (parameter, indirect, ParameterOp::Case { upper: false, all: true })
+        }
+        ParameterExpr::UppercaseFirstChar { .. }
+        | ParameterExpr::UppercasePattern { .. }
+        | ParameterExpr::LowercaseFirstChar { .. }
+        | ParameterExpr::LowercasePattern { .. } => return unsupported("case conversion of a pattern"),
+        ParameterExpr::ReplaceSubstring { parameter, indirect, pattern: p, replacement, match_kind } => {
+            let kind = match match_kind {
+                SubstringMatchKind::Prefix => Replace::Prefix,
+                SubstringMatchKind::Suffix => Replace::Suffix,
+                SubstringMatchKind::FirstOccurrence => Replace::First,
+                SubstringMatchKind::Anywhere => Replace::All,
+            };
+            let op = ParameterOp::Replace { pattern: pattern(p)?, replacement: operand(replacement)?, kind };
+            (parameter, indirect, op)
+        }
+        ParameterExpr::Transform { .. } => return unsupported("parameter transformation"),
+        ParameterExpr::VariableNames { .. } => return unsupported("variable-name expansion"),
+        ParameterExpr::MemberKeys { .. } => return unsupported("arrays"),
+    };
+    if *indirect {
+        return unsupported("indirect expansion");
+    }
+    let parameter = match parameter {
+        word::Parameter::Named(name) => Parameter::Named(name.clone()),
+        word::Parameter::Positional(n) => Parameter::Positional(*n),
+        word::Parameter::Special(special) => match special {
+            SpecialParameter::AllPositionalParameters { concatenate } => Parameter::All { joined: *concatenate },
+            SpecialParameter::PositionalParameterCount => Parameter::Count,
+            SpecialParameter::LastExitStatus => Parameter::Status,
+            SpecialParameter::CurrentOptionFlags => Parameter::Options,
+            SpecialParameter::ProcessId => Parameter::ProcessId,
+            SpecialParameter::ShellName => Parameter::Positional(0),
+            SpecialParameter::LastBackgroundProcessId => {
+                return unsupported("`$!` (there are no background jobs)");
+            }
+        },
+        word::Parameter::NamedWithIndex { .. } | word::Parameter::NamedWithAllIndices { .. } => {
+            return unsupported("arrays");
+        }
+    };
+    Ok(Expansion { parameter, op })
+}
+
+/// `$'...'` escapes: the common ones.
+pub(super) fn ansi_c(text: &str) -> Result<String, Unsupported> {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    // Up to `max` digits of `radix` after the escape letter, as a number.
+    let digits = |chars: &mut std::iter::Peekable<std::str::Chars>, radix: u32, max: usize| {
+        let mut value: Option<u32> = None;
+        for _ in 0..max {
+            match chars.peek().and_then(|c| c.to_digit(radix)) {
+                Some(d) => {
+                    value = Some(value.unwrap_or(0) * radix + d);
+                    chars.next();
+                }
+                None => break,
+            }
+        }
+        value
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let byte = |value: u32| match char::from_u32(value) {
+            Some(c) if value < 0x80 => Ok(c),
+            _ => Err(Unsupported(format!("`$'…'` byte \\{value:o} that is not a character of UTF-8 text"))),
+        };
+        match e {
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            '0'..='7' => {
+                // `\nnn`: one to three octal digits in all.
+                let mut value = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(byte(value)?);
+            }
+            'x' => match digits(&mut chars, 16, 2) {
+                Some(value) => out.push(byte(value)?),
+                None => out.push_str("\\x"),
+            },
+            'u' | 'U' => match digits(&mut chars, 16, if e == 'u' { 4 } else { 8 }) {
+                Some(value) => out.push(char::from_u32(value).unwrap_or('\u{fffd}')),
+                None => {
+                    out.push('\\');
+                    out.push(e);
+                }
+            },
+            'c' => match chars.next() {
+                Some(x) if x.is_ascii() => out.push(char::from((x as u8).to_ascii_uppercase() ^ 0x40)),
+                Some(x) => return Err(Unsupported(format!("`$'\\c{x}'`"))),
+                None => out.push_str("\\c"),
+            },
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    Ok(out)
+}
