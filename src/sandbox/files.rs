@@ -100,6 +100,16 @@ impl Files {
         })
     }
 
+    /// The permission bits of what is at `path`, resolved inside the root as a read is
+    /// (cap-std's resolver: nothing outside the root is ever stat-ed), the final symlink
+    /// followed or not.
+    fn mode(&self, path: &str, follow: bool) -> Result<u32, ReadError> {
+        use cap_primitives::fs::{FollowSymlinks, MetadataExt};
+        let follow = if follow { FollowSymlinks::Yes } else { FollowSymlinks::No };
+        let meta = cap_primitives::fs::stat(self.root.file(), relative(path), follow).map_err(refusal)?;
+        Ok(meta.mode() & 0o7777)
+    }
+
     pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
         let max_bytes = self.max_bytes;
         let entries = cap_primitives::fs::read_dir(self.root.file(), relative(path)).map_err(refusal)?;
@@ -210,6 +220,13 @@ impl Host for HostState {
     fn list_dir(&mut self, path: String) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
         match &mut self.files {
             Some(files) => files.list_dir(&path),
+            None => Err(ReadError::NotPermitted),
+        }
+    }
+
+    fn mode(&mut self, path: String, follow: bool) -> Result<u32, ReadError> {
+        match &self.files {
+            Some(files) => files.mode(&path, follow),
             None => Err(ReadError::NotPermitted),
         }
     }

@@ -2,15 +2,17 @@
 //!
 //! Implemented: operands, `( ) ! -not -a -and -o -or ,`-free expressions of `-name
 //! -iname -path -ipath -wholename -iwholename -lname -ilname -type -empty -newer -size
-//! -true -false -print -print0 -printf -prune -quit`, the options `-maxdepth -mindepth
-//! -depth -xdev -mount -noleaf -ignore_readdir_race`, and `-printf` directives `%p %P %f
-//! %h %s %d %y %l %%` with GNU's flags, width and precision (`%-10p`, `%.2f`).
+//! -perm -true -false -print -print0 -printf -prune -quit`, the options `-maxdepth
+//! -mindepth -depth -xdev -mount -noleaf -ignore_readdir_race`, and `-printf` directives
+//! `%p %P %f %h %s %d %y %l %m %M %%` with GNU's flags, width and precision (`%-10p`,
+//! `%.2f`). Permission bits (`-perm`, `%m`, `%M`) come from the host, since WASI has none
+//! ([`perm`]).
 //!
 //! Refused, each by name ("… is not supported in the sandbox", so that the assertion is
 //! an error): the actions that run or write things (`-exec`, `-ok`, `-delete`, `-fprint`,
-//! `-ls`, …); what WASI does not tell a component (permission bits, owners, links,
-//! inode numbers, access and change times: `-perm`, `-user`, `-links`, `-readable`,
-//! `%m`, `%u`, …); `-regex` (GNU's emacs syntax); the time tests other than `-newer`;
+//! `-ls`, …); what WASI does not tell a component (owners, links, inode numbers, access
+//! and change times: `-user`, `-links`, `%u`, …) and what depends on the user who runs
+//! the real tool (`-readable`, `-writable`, `-executable`); `-regex` (GNU's emacs syntax); the time tests other than `-newer`;
 //! every other GNU predicate and `-printf` directive.
 
 use std::cell::OnceCell;
@@ -21,6 +23,9 @@ use reviewhost_tool::{Ctx, Io, Kind};
 
 use crate::common::{err, io_msg};
 use reviewhost_tool::fnmatch;
+
+mod perm;
+use perm::Perm;
 
 /// Deepest `find` recursion: deeper trees are reported instead of overflowing the stack.
 const FIND_MAX_DEPTH: usize = 4096;
@@ -40,6 +45,7 @@ enum Expr {
     Empty,
     Newer(std::time::SystemTime),
     Size(char, u64, u64),
+    Perm(Perm),
     True,
     False,
     Print,
@@ -74,12 +80,19 @@ struct Visit<'m> {
     /// Its `lstat`, taken when an expression needs more than the kind (size, time, mode,
     /// which kind of special file).
     meta: OnceCell<Option<Metadata>>,
+    /// Its permission bits (not following a symlink), asked of the host when needed.
+    mode: OnceCell<Option<u32>>,
     depth: usize,
 }
 
 impl Visit<'_> {
     fn meta(&self) -> Option<&Metadata> {
         self.meta.get_or_init(|| fs::symlink_metadata(self.real).ok()).as_ref()
+    }
+
+    /// `-perm`'s and `%m`'s bits: WASI has none, the host answers ([`Ctx::mode`]).
+    fn mode(&self, ctx: &Ctx) -> Option<u32> {
+        *self.mode.get_or_init(|| ctx.mode(self.real, false).ok())
     }
 
     /// `-type` and `%y`'s letter.
@@ -102,6 +115,8 @@ struct FindParser<'a> {
     mindepth: usize,
     maxdepth: usize,
     depth_first: bool,
+    /// Warnings findutils prints while reading the expression (`-perm /000`).
+    warnings: Vec<String>,
 }
 
 impl FindParser<'_> {
@@ -221,6 +236,14 @@ impl FindParser<'_> {
                     .map_err(|e| format!("‘{v}’: {}", io_msg(&e)))?;
                 Expr::Newer(t)
             }
+            "-perm" => {
+                let v = self.value(&tok)?;
+                let perm = Perm::parse(&v)?;
+                if let Some(warning) = perm.warning(&v) {
+                    self.warnings.push(warning);
+                }
+                Expr::Perm(perm)
+            }
             "-size" => {
                 let v = self.value(&tok)?;
                 parse_size(&v).ok_or_else(|| format!("invalid -size argument: `{v}'"))?
@@ -272,7 +295,6 @@ const GNU_PREDICATES: &[&str] = &[
     "-newerXY",
     "-nogroup",
     "-nouser",
-    "-perm",
     "-readable",
     "-regex",
     "-samefile",
@@ -314,7 +336,7 @@ const GNU_PREDICATES: &[&str] = &[
 ];
 
 /// The `-printf` directives implemented (besides `%%`).
-const PRINTF_DIRECTIVES: &[u8] = b"pfhPsdyl";
+const PRINTF_DIRECTIVES: &[u8] = b"pfhPsdylmM";
 
 /// Refuses a `-printf` format using a directive not implemented, by name.
 fn check_printf(format: &[u8]) -> Result<(), String> {
@@ -439,6 +461,7 @@ impl Walk {
                     _ => units == *n,
                 }
             }),
+            Expr::Perm(perm) => v.mode(&self.ctx).is_some_and(|mode| perm.matches(mode, v.kind == Kind::Dir)),
             Expr::True => true,
             Expr::False => false,
             Expr::Print => {
@@ -452,7 +475,7 @@ impl Walk {
                 true
             }
             Expr::Printf(f) => {
-                let out = render_printf(f, v);
+                let out = render_printf(f, v, &self.ctx);
                 self.stdout.extend_from_slice(&out);
                 true
             }
@@ -483,7 +506,15 @@ impl Walk {
         if self.quit {
             return;
         }
-        let v = Visit { shown, start, real, kind, meta: meta.map(Some).map(OnceCell::from).unwrap_or_default(), depth };
+        let v = Visit {
+            shown,
+            start,
+            real,
+            kind,
+            meta: meta.map(Some).map(OnceCell::from).unwrap_or_default(),
+            mode: OnceCell::new(),
+            depth,
+        };
         let mut prune = false;
         if !self.depth_first {
             prune = self.visit(&v);
@@ -560,7 +591,7 @@ fn type_char(m: &Metadata) -> char {
 }
 
 /// `-printf FORMAT` with the common directives.
-fn render_printf(f: &[u8], v: &Visit) -> Vec<u8> {
+fn render_printf(f: &[u8], v: &Visit, ctx: &Ctx) -> Vec<u8> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < f.len() {
@@ -613,6 +644,8 @@ fn render_printf(f: &[u8], v: &Visit) -> Vec<u8> {
                     b's' => v.meta().map_or(0, Metadata::len).to_string().into_bytes(),
                     b'd' => v.depth.to_string().into_bytes(),
                     b'y' => vec![v.type_char() as u8],
+                    b'm' => format!("{:o}", v.mode(ctx).unwrap_or(0)).into_bytes(),
+                    b'M' => perm::symbolic(v.mode(ctx).unwrap_or(0), v.type_char()).into_bytes(),
                     b'l' if v.kind == Kind::Symlink => {
                         fs::read_link(v.real).map(|t| t.to_string_lossy().into_owned().into_bytes()).unwrap_or_default()
                     }
@@ -661,6 +694,7 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         mindepth: 0,
         maxdepth: usize::MAX,
         depth_first: false,
+        warnings: Vec::new(),
     };
     let expr = if expr_args.is_empty() {
         Ok(Expr::True)
@@ -678,6 +712,9 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
             return 1;
         }
     };
+    for warning in &parser.warnings {
+        err(io, "find", warning);
+    }
     let expr = if parser.has_action { expr } else { Expr::And(Box::new(expr), Box::new(Expr::Print)) };
     let (mindepth, maxdepth, depth_first) = (parser.mindepth, parser.maxdepth, parser.depth_first);
     let mut w = Walk {

@@ -177,18 +177,20 @@ impl Test<'_> {
         let Ok(meta) = std::fs::metadata(&real) else {
             return Ok(false);
         };
+        // WASI has no permission bits: the host's `files` interface answers them.
+        let mode = || self.ctx.mode(&real, true).unwrap_or(0);
         Ok(match op {
             "-e" | "-a" => true,
             "-f" => meta.is_file(),
             "-d" => meta.is_dir(),
             "-s" => meta.len() > 0,
-            "-r" => mode_allows(&meta, 0o444, false),
-            "-w" => mode_allows(&meta, 0o222, false),
-            "-x" => mode_allows(&meta, 0o111, true),
+            "-r" => mode_allows(&meta, mode(), 0o444, false),
+            "-w" => mode_allows(&meta, mode(), 0o222, false),
+            "-x" => mode_allows(&meta, mode(), 0o111, true),
             "-p" | "-S" | "-b" | "-c" => special_matches(&meta, op),
-            "-u" => mode_bits(&meta) & 0o4000 != 0,
-            "-g" => mode_bits(&meta) & 0o2000 != 0,
-            "-k" => mode_bits(&meta) & 0o1000 != 0,
+            "-u" => mode() & 0o4000 != 0,
+            "-g" => mode() & 0o2000 != 0,
+            "-k" => mode() & 0o1000 != 0,
             _ => true,
         })
     }
@@ -255,17 +257,6 @@ fn test_int(s: &str) -> Result<i64, String> {
 }
 
 #[cfg(unix)]
-fn mode_bits(meta: &std::fs::Metadata) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode()
-}
-
-#[cfg(not(unix))]
-fn mode_bits(meta: &std::fs::Metadata) -> u32 {
-    if meta.permissions().readonly() { 0o555 } else { 0o755 }
-}
-
-#[cfg(unix)]
 fn is_root() -> bool {
     use std::os::unix::fs::MetadataExt;
     // The effective user is not available without libc; the owner of `/proc/self` is it.
@@ -279,8 +270,7 @@ fn is_root() -> bool {
 
 /// Permission by metadata: any of the `mask` bits set (root reads anything and executes
 /// anything with an x bit or a directory, as access(2) answers for root).
-fn mode_allows(meta: &std::fs::Metadata, mask: u32, exec: bool) -> bool {
-    let mode = mode_bits(meta);
+fn mode_allows(meta: &std::fs::Metadata, mode: u32, mask: u32, exec: bool) -> bool {
     if is_root() {
         return !exec || meta.is_dir() || mode & 0o111 != 0;
     }

@@ -104,6 +104,26 @@ impl Ctx {
         std::fs::read(real)
     }
 
+    /// The permission bits (`st_mode & 0o7777`) of what is at `real` (from
+    /// [`Ctx::real`]), the final symlink followed when `follow` is true (as `stat`) and
+    /// not otherwise (as `lstat`). WASI reports none; in the component the host's `files`
+    /// interface answers, resolving the path inside the root as a read does.
+    pub fn mode(&self, real: &Path, follow: bool) -> io::Result<u32> {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(path) = real.to_str() {
+            return reviewhost_guest::bindings::builtin::reviewhost::check::files::mode(path, follow)
+                .map_err(read_error);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let meta = if follow { std::fs::metadata(real)? } else { std::fs::symlink_metadata(real)? };
+            Ok(meta.permissions().mode() & 0o7777)
+        }
+        #[cfg(not(unix))]
+        Err(io::Error::new(io::ErrorKind::Unsupported, "permission bits are not available"))
+    }
+
     /// `needles` (literals every match of a search contains one of) numbered for
     /// [`Ctx::cannot_match`], when the run's first pass looked for all of them.
     pub fn needle_set(&self, needles: &[String]) -> Option<u32> {
