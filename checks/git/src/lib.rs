@@ -83,9 +83,12 @@ mod grep;
 mod log;
 mod odb;
 mod pathspec;
+mod pretty;
 mod refs;
+mod rename;
 mod repo;
 mod revs;
+mod stat;
 mod status;
 
 pub use odb::MAX_PACK_SIZE;
@@ -512,6 +515,7 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
     let mut cached = false;
     let mut exit_code = false;
     let mut quiet = false;
+    let mut reverse = false;
     let mut names = Vec::new();
     let mut paths = Vec::new();
     let mut a = Args::new(args);
@@ -524,23 +528,12 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
             names.push(arg);
             continue;
         }
-        if let Some(v) = a.value(&arg, "-U", "--unified")? {
-            opts.context = v.parse().map_err(|_| Error::Fatal(format!("invalid context length: {v}")))?;
-            continue;
-        }
         match arg.as_str() {
             "--cached" | "--staged" => cached = true,
-            "--name-only" => opts.output = diff::Output::NameOnly,
-            "--name-status" => opts.output = diff::Output::NameStatus,
-            "--stat" => opts.output = diff::Output::Stat,
-            "--numstat" => opts.output = diff::Output::NumStat,
-            "--shortstat" => opts.output = diff::Output::ShortStat,
-            "-p" | "-u" | "--patch" => opts.output = diff::Output::Patch,
             "--exit-code" => exit_code = true,
             "--quiet" => quiet = true,
-            "--no-renames" => opts.renames = false,
-            "-M" | "--find-renames" => opts.renames = true,
-            "--no-color" | "--color=never" | "--no-ext-diff" | "--no-textconv" => {}
+            "-R" => reverse = true,
+            _ if opts.parse(&arg, &mut a)? => {}
             _ => return Err(Error::Unsupported(format!("option '{arg}' of git diff"))),
         }
     }
@@ -596,15 +589,23 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
         }
         _ => unreachable!("at most two sides"),
     };
+    let (old, new) = if reverse { (new, old) } else { (old, new) };
+    if reverse {
+        std::mem::swap(&mut opts.src_prefix, &mut opts.dst_prefix);
+    }
+    opts.finish()?;
     let pathspec = pathspec::Pathspec::new(&paths, &repo.prefix)?;
-    let changes = diff::changes(
+    let changes = opts.filtered(diff::changes(
         repo,
         diff::side_files(repo, old, &pathspec)?,
         diff::side_files(repo, new, &pathspec)?,
         opts.renames,
-    )?;
+    )?);
+    if opts.forms == 0 {
+        opts.forms = diff::form::PATCH;
+    }
     if quiet {
-        opts.output = diff::Output::None;
+        opts.forms = diff::form::NO_OUTPUT;
     }
     diff::print(repo, &changes, &opts, out)?;
     Ok(if (exit_code || quiet) && !changes.is_empty() { 1 } else { 0 })
