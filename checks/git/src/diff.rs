@@ -189,9 +189,13 @@ impl Options {
                 self.dst_prefix = "b/".into();
             }
             "-r" | "--root" | "--no-color" | "--color=never" | "--no-ext-diff" | "--no-textconv" => {}
-            "-U" | "--unified" => self.context = 3,
+            "-U" | "--unified" => {
+                set(form::PATCH);
+                self.context = 3;
+            }
             _ => {
                 if let Some(v) = arg.strip_prefix("-U").or_else(|| arg.strip_prefix("--unified=")) {
+                    set(form::PATCH);
                     self.context = v.parse().map_err(|_| Error::Fatal(format!("invalid context length: {v}")))?;
                 } else if let Some(v) = arg.strip_prefix("--abbrev=") {
                     let n: usize = v.parse().map_err(|_| Error::Fatal(format!("bad --abbrev value: {v}")))?;
@@ -228,7 +232,8 @@ impl Options {
                     if let Some(bad) = v.chars().find(|c| !"ADMRTadmrt".contains(*c)) {
                         return Err(Error::Unsupported(format!("--diff-filter letter '{bad}'")));
                     }
-                    self.filter = Some(v);
+                    // Given again, the letters add up.
+                    self.filter = Some(self.filter.take().unwrap_or_default() + &v);
                 } else {
                     return Ok(false);
                 }
@@ -237,9 +242,10 @@ impl Options {
         Ok(true)
     }
 
-    /// An id as this diff abbreviates it on a `--raw` line.
+    /// An id as this diff abbreviates it on a `--raw` line (`--full-index` is for
+    /// patches only).
     pub fn id(&self, repo: &Repo, id: ObjectId) -> String {
-        repo.abbrev_as(id, if self.full_index { Abbrev::Full } else { self.abbrev })
+        repo.abbrev_as(id, self.abbrev)
     }
 
     /// An id on a patch's `index` line: `--no-abbrev` leaves it as it is, only
@@ -341,6 +347,10 @@ fn worktree_file(repo: &Repo, path: &[u8], entry: Entry) -> Result<Option<File>,
     };
     let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Blob, &data)
         .map_err(|e| Error::Fatal(e.to_string()))?;
+    if id == entry.id {
+        // As the index has it: git knows its id (and prints it with `--raw`).
+        return Ok(Some(File { mode, id, data: None }));
+    }
     Ok(Some(File { mode, id, data: Some(data) }))
 }
 
@@ -399,7 +409,9 @@ pub fn print(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec<u8>)
             if opts.shows(form::RAW | form::NAME_STATUS) {
                 if opts.forms & form::NAME_STATUS == 0 {
                     let mode = |f: &Option<File>| f.as_ref().map_or(0, |f| f.mode);
-                    let id = |f: &Option<File>| f.as_ref().map_or(ObjectId::null(gix::hash::Kind::Sha1), |f| f.id);
+                    // A working-tree file is not hashed for `--raw`: git prints zeros.
+                    let null = ObjectId::null(gix::hash::Kind::Sha1);
+                    let id = |f: &Option<File>| f.as_ref().map_or(null, |f| if f.data.is_some() { null } else { f.id });
                     let _ = write!(
                         SinkString(out),
                         ":{:06o} {:06o} {} {} ",
@@ -424,7 +436,7 @@ pub fn print(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec<u8>)
     if opts.shows(form::NUMSTAT | form::STAT | form::SHORTSTAT) {
         if opts.shows(form::NUMSTAT) {
             for c in changes {
-                let counted = match counts(repo, c, opts.text)? {
+                let counted = match counts(repo, c)? {
                     Some((i, d)) => format!("{i}\t{d}\t"),
                     None => "-\t-\t".into(),
                 };
@@ -448,7 +460,7 @@ pub fn print(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec<u8>)
         if opts.shows(form::SHORTSTAT) {
             let (mut ins, mut del) = (0, 0);
             for c in changes {
-                if let Some((i, d)) = counts(repo, c, opts.text)? {
+                if let Some((i, d)) = counts(repo, c)? {
                     ins += i;
                     del += d;
                 }

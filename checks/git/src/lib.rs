@@ -608,7 +608,9 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
         opts.forms = diff::form::NO_OUTPUT;
     }
     diff::print(repo, &changes, &opts, out)?;
-    Ok(if (exit_code || quiet) && !changes.is_empty() { 1 } else { 0 })
+    // git finds no changes to report when it printed only `--summary`.
+    let found = !changes.is_empty() && opts.forms != diff::form::SUMMARY;
+    Ok(if (exit_code || quiet) && found { 1 } else { 0 })
 }
 
 fn ls_files(args: &[String], repo: &repo::Repo, ctx: &Ctx, out: &mut Vec<u8>) -> Result<i32, Error> {

@@ -17,6 +17,12 @@ struct LogOptions {
     merge_diff: MergeDiff,
     /// `-m` or `--diff-merges` given.
     merges_given: bool,
+    /// `--diff-merges=X`: merges get a patch when no output form was asked for.
+    merges_imply_patch: bool,
+    /// git's `simplify_history`, which `-m` and `--diff-merges` turn off for good.
+    simplify: bool,
+    /// `-r`/`-t`: git's `revs->diff`, every commit diffed even without an output form.
+    recursive: bool,
     max_count: Option<usize>,
     skip: usize,
     greps: Vec<String>,
@@ -25,7 +31,10 @@ struct LogOptions {
     ignore_case: bool,
     invert_grep: bool,
     all_match: bool,
-    merges: Option<bool>,
+    /// `--merges` and `--no-merges`, each a bound on the number of parents; both
+    /// together select nothing, as in git.
+    min_parents: usize,
+    max_parents: Option<usize>,
     first_parent: bool,
     reverse: bool,
     all: bool,
@@ -66,11 +75,15 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
             format: Format::Medium,
             date: DateFormat::Default,
             abbrev_commit: false,
+            abbrev_commit_given: false,
             abbrev: Abbrev::Default,
             decorate: Decorate::No,
             names: None,
         },
         merges_given: false,
+        merges_imply_patch: false,
+        simplify: true,
+        recursive: false,
         merge_diff: if cmd == Command::Show { MergeDiff::Combined } else { MergeDiff::Off },
         max_count: None,
         skip: 0,
@@ -80,7 +93,8 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         ignore_case: false,
         invert_grep: false,
         all_match: false,
-        merges: None,
+        min_parents: 0,
+        max_parents: None,
         first_parent: false,
         reverse: false,
         all: false,
@@ -124,6 +138,7 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
             o.pretty.abbrev_commit = true;
         } else if arg == "--abbrev-commit" {
             o.pretty.abbrev_commit = true;
+            o.pretty.abbrev_commit_given = true;
         } else if arg == "--no-abbrev-commit" {
             o.pretty.abbrev_commit = false;
         } else if let Some(v) = a.value(&arg, "", "--grep")? {
@@ -143,15 +158,17 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         } else if arg == "--all-match" {
             o.all_match = true;
         } else if arg == "--no-merges" {
-            o.merges = Some(false);
+            o.max_parents = Some(1);
         } else if arg == "--merges" {
-            o.merges = Some(true);
+            o.min_parents = 2;
         } else if arg == "--first-parent" {
             o.first_parent = true;
         } else if arg == "--reverse" {
-            o.reverse = true;
+            o.reverse = !o.reverse;
         } else if arg == "--all" {
+            // Where it stands among the revisions decides the walk's order of ties.
             o.all = true;
+            o.revs.push(ALL.into());
         } else if arg == "--count" && cmd == Command::RevList {
             o.count = true;
         } else if let Some(v) = a.value_only_eq(&arg, "--date")? {
@@ -159,8 +176,12 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         } else if arg == "-m" && cmd != Command::RevList {
             o.merge_diff = MergeDiff::Separate;
             o.merges_given = true;
+            o.merges_imply_patch = false;
+            o.simplify = false;
         } else if let Some(v) = a.value_only_eq(&arg, "--diff-merges")? {
             o.merges_given = true;
+            o.merges_imply_patch = !matches!(v.as_str(), "off" | "none");
+            o.simplify &= !o.merges_imply_patch;
             o.merge_diff = match v.as_str() {
                 "off" | "none" => MergeDiff::Off,
                 "first-parent" | "1" => MergeDiff::FirstParent,
@@ -183,6 +204,8 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
             o.pretty.decorate = Decorate::Full;
         } else if arg == "--no-decorate" || arg == "--decorate=no" {
             o.pretty.decorate = Decorate::No;
+        } else if (arg == "-r" || arg == "-t") && cmd != Command::RevList {
+            o.recursive = true;
         } else if arg == "-z" {
             return Err(Error::Unsupported(format!("option '-z' of git {name}")));
         } else if cmd != Command::RevList && o.diff.parse(&arg, &mut a)? {
@@ -202,6 +225,9 @@ fn parse_number(v: &str, arg: &str) -> Result<usize, Error> {
     v.parse().map_err(|_| Error::Fatal(format!("'{v}': not an integer (in '{arg}')")))
 }
 
+/// `--all` among the revisions (no revision can be named so).
+const ALL: &str = "\0--all";
+
 /// Splits `revs` into revisions and paths the way git does without `--`: a name that is
 /// no revision must be an existing path, and then it and the rest are paths.
 fn collect_revs(repo: &Repo, o: &mut LogOptions) -> Result<RevSet, Error> {
@@ -211,6 +237,17 @@ fn collect_revs(repo: &Repo, o: &mut LogOptions) -> Result<RevSet, Error> {
     for (i, name) in names.iter().enumerate() {
         if !paths.is_empty() {
             paths.push(name.clone());
+            continue;
+        }
+        if name == ALL {
+            for (_, id) in repo.refs.all() {
+                if let Ok(c) = repo.commit(id) {
+                    set.include.push(c.id);
+                }
+            }
+            if let Some(id) = repo.head_id() {
+                set.include.push(id);
+            }
             continue;
         }
         if set.add(repo, name)? {
@@ -223,16 +260,6 @@ fn collect_revs(repo: &Repo, o: &mut LogOptions) -> Result<RevSet, Error> {
         return Err(revs::unknown_revision(name));
     }
     o.paths.splice(0..0, paths);
-    if o.all {
-        for (_, id) in repo.refs.all() {
-            if let Ok(c) = repo.commit(id) {
-                set.include.push(c.id);
-            }
-        }
-        if let Some(id) = repo.head_id() {
-            set.include.push(id);
-        }
-    }
     Ok(set)
 }
 
@@ -305,6 +332,45 @@ impl Filter {
     }
 }
 
+/// Whether a commit changes nothing under the pathspec against one of `parents`, as
+/// git's history simplification asks.
+enum Treesame {
+    /// A root commit: whether it has nothing under the pathspec.
+    Root(bool),
+    /// The first parent it is the same as (simplification follows only that one).
+    To(ObjectId),
+    /// Without simplification: a merge the same as every parent.
+    All,
+    No,
+}
+
+/// `simplify` is git's `simplify_history`, which diffs of merges (`-m`,
+/// `--diff-merges`) turn off: then a merge is left out only when it is the same as
+/// every parent, and all its parents are followed.
+fn treesame(
+    repo: &Repo,
+    c: &Commit,
+    parents: &[ObjectId],
+    pathspec: &Pathspec,
+    simplify: bool,
+) -> Result<Treesame, Error> {
+    let mine = diff::side_files(repo, Side::Tree(c.tree), pathspec)?;
+    if parents.is_empty() {
+        return Ok(Treesame::Root(mine.is_empty()));
+    }
+    let mut same = 0;
+    for p in parents {
+        let theirs = diff::side_files(repo, Side::Tree(repo.commit(*p)?.tree), pathspec)?;
+        if diff::changes(repo, theirs, mine.clone(), false)?.is_empty() {
+            if simplify || parents.len() == 1 {
+                return Ok(Treesame::To(*p));
+            }
+            same += 1;
+        }
+    }
+    Ok(if same == parents.len() { Treesame::All } else { Treesame::No })
+}
+
 /// The commits `o` selects, in output order.
 fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Result<Vec<std::rc::Rc<Commit>>, Error> {
     let filter = Filter::new(o)?;
@@ -312,6 +378,7 @@ fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Res
     let mut out = Vec::new();
     let mut skipped = 0;
     let first_parent = o.first_parent;
+    let simplify = o.simplifies();
     let mut shown: std::collections::HashMap<ObjectId, bool> = Default::default();
     loop {
         let mut follow = |c: &Commit| -> Result<Vec<ObjectId>, Error> {
@@ -324,35 +391,41 @@ fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Res
             // History simplification: a commit is shown when it changes the paths
             // against every parent; a parent it is the same as (TREESAME) is the only
             // one followed.
-            let mine = diff::side_files(repo, Side::Tree(c.tree), pathspec)?;
-            if parents.is_empty() {
-                shown.insert(c.id, !mine.is_empty());
-                return Ok(parents);
-            }
-            for p in &parents {
-                let theirs = diff::side_files(repo, Side::Tree(repo.commit(*p)?.tree), pathspec)?;
-                if diff::changes(repo, theirs, mine.clone(), false)?.is_empty() {
+            match treesame(repo, c, &parents, pathspec, simplify)? {
+                Treesame::Root(same) => {
+                    shown.insert(c.id, !same);
+                    Ok(parents)
+                }
+                Treesame::To(p) => {
                     shown.insert(c.id, false);
-                    return Ok(vec![*p]);
+                    Ok(vec![p])
+                }
+                Treesame::All => {
+                    shown.insert(c.id, false);
+                    Ok(parents)
+                }
+                Treesame::No => {
+                    shown.insert(c.id, true);
+                    Ok(parents)
                 }
             }
-            shown.insert(c.id, true);
-            Ok(parents)
         };
         let Some(c) = walk.next_with(&mut follow)? else { break };
         if !shown.get(&c.id).copied().unwrap_or(true) {
             continue;
         }
-        match o.merges {
-            Some(true) if c.parents.len() < 2 => continue,
-            Some(false) if c.parents.len() > 1 => continue,
-            _ => {}
+        if c.parents.len() < o.min_parents || o.max_parents.is_some_and(|m| c.parents.len() > m) {
+            continue;
         }
         if !filter.selects(&c) {
             continue;
         }
         if skipped < o.skip {
             skipped += 1;
+            continue;
+        }
+        if !o.reverse && !diff_filter_keeps(repo, o, &c, pathspec)? {
+            // `--diff-filter` leaves no change: not shown, not counted (but skipped).
             continue;
         }
         if !o.reverse && o.max_count.is_some_and(|n| out.len() >= n) {
@@ -365,8 +438,24 @@ fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Res
             out.truncate(n);
         }
         out.reverse();
+        // With `--reverse`, git counts the commits before `--diff-filter` hides some.
+        let mut kept = Vec::new();
+        for c in out {
+            if diff_filter_keeps(repo, o, &c, pathspec)? {
+                kept.push(c);
+            }
+        }
+        out = kept;
     }
     Ok(out)
+}
+
+/// Whether `--diff-filter` (when given) leaves a change in one of the commit's diffs.
+fn diff_filter_keeps(repo: &Repo, o: &LogOptions, c: &Commit, pathspec: &Pathspec) -> Result<bool, Error> {
+    if o.diff.filter.is_none() {
+        return Ok(true);
+    }
+    Ok(commit_diffs(repo, o, c, pathspec)?.is_none_or(|d| d.iter().any(|(_, ch, _)| !ch.is_empty())))
 }
 
 pub fn log(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Error> {
@@ -390,6 +479,10 @@ pub fn log(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Error
 /// are loaded when something prints them.
 fn finish(repo: &Repo, o: &mut LogOptions) -> Result<(), Error> {
     o.diff.finish()?;
+    if o.diff.filter.as_ref().is_some_and(|f| !f.chars().any(|c| c.is_ascii_uppercase())) {
+        // git's log then selects no commit at all, while `diff` filters as asked.
+        return Err(Error::Unsupported("a --diff-filter of exclusions only in git log/show".into()));
+    }
     if o.first_parent && matches!(o.merge_diff, MergeDiff::Off | MergeDiff::Separate) && !o.merges_given {
         o.merge_diff = MergeDiff::FirstParent;
     }
@@ -457,11 +550,11 @@ pub fn show(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Erro
         while kind == gix::object::Kind::Tag {
             // The tag's header and message, then what it names.
             let (target, text) = tag_text(&data, &o.pretty)?;
-            if shown && !matches!(o.pretty.format, Format::Oneline | Format::User { .. }) {
+            if shown {
                 out.push(b'\n');
             }
             out.extend_from_slice(&text);
-            shown = false;
+            shown = true;
             id = target;
             (kind, data) = repo.object(id)?;
         }
@@ -473,13 +566,22 @@ pub fn show(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Erro
             return Err(Error::Unsupported("git show of a tree".into()));
         }
         let commit = repo.commit(id)?;
+        if !pathspec.is_empty()
+            && !matches!(
+                treesame(repo, &commit, &commit.parents, &pathspec, o.simplifies())?,
+                Treesame::No | Treesame::Root(false)
+            )
+        {
+            // What the pathspec leaves no change in is not shown.
+            continue;
+        }
         show_one(repo, &o, &commit, &pathspec, &mut shown, out)?;
     }
     Ok(0)
 }
 
-/// An annotated tag as `show` prints it: `tag NAME`, the tagger and date, the message,
-/// a blank line; and the object it names.
+/// An annotated tag as `show` prints it: `tag NAME`, the tagger and date, the message;
+/// and the object it names.
 fn tag_text(data: &[u8], p: &Pretty) -> Result<(ObjectId, Vec<u8>), Error> {
     let text = String::from_utf8_lossy(data);
     let (head, message) = text.split_once("\n\n").unwrap_or((&text, ""));
@@ -498,21 +600,38 @@ fn tag_text(data: &[u8], p: &Pretty) -> Result<(ObjectId, Vec<u8>), Error> {
     }
     let target = target.ok_or_else(|| Error::Fatal("a tag without an object".into()))?;
     let _ = writeln!(Sink(&mut out), "tag {name}");
-    if let Some(t) = tagger {
-        out.extend_from_slice(b"Tagger: ");
+    // The tagger as the format prints a commit's author: with the date in `medium`
+    // and `fuller`, none in `oneline`.
+    if let Some(t) = tagger.filter(|_| !matches!(p.format, Format::Oneline)) {
+        let fuller = matches!(p.format, Format::Fuller);
+        out.extend_from_slice(if fuller { b"Tagger:     " } else { b"Tagger: " });
         out.extend_from_slice(&t.name);
         out.extend_from_slice(b" <");
         out.extend_from_slice(&t.email);
         out.extend_from_slice(b">\n");
-        let _ = writeln!(Sink(&mut out), "Date:   {}", crate::pretty::date(&t, p.date));
+        match p.format {
+            Format::Medium => {
+                let _ = writeln!(Sink(&mut out), "Date:   {}", crate::pretty::date(&t, p.date));
+            }
+            Format::Fuller => {
+                let _ = writeln!(Sink(&mut out), "TaggerDate: {}", crate::pretty::date(&t, p.date));
+            }
+            _ => {}
+        }
     }
     out.push(b'\n');
     out.extend_from_slice(message.as_bytes());
     if !message.is_empty() && !message.ends_with('\n') {
         out.push(b'\n');
     }
-    out.push(b'\n');
     Ok((target, out))
+}
+
+impl LogOptions {
+    /// git's `simplify_history`: on unless diffs of merges were asked for.
+    fn simplifies(&self) -> bool {
+        self.simplify
+    }
 }
 
 /// The changes from `old` (None: the empty tree) to `new` under `pathspec`.
@@ -531,6 +650,51 @@ fn tree_changes(
     Ok(o.filtered(diff::changes(repo, old, new, o.renames)?))
 }
 
+/// The diffs a commit is shown with: (the parent named in the header, the changes,
+/// how they print); None for a merge's combined diff, which the caller prints.
+/// git's `always_show_header` is off with `--diff-filter`: then a commit is shown
+/// only when one of these has changes the filter keeps.
+#[allow(clippy::type_complexity, reason = "a list of triples, used once")]
+fn commit_diffs(
+    repo: &Repo,
+    o: &LogOptions,
+    c: &Commit,
+    pathspec: &Pathspec,
+) -> Result<Option<Vec<(Option<ObjectId>, Vec<diff::Change>, diff::Options)>>, Error> {
+    let mut diffs = Vec::new();
+    let mut d = o.diff.clone();
+    // `--diff-merges` makes merges' diffs patches when no form was asked for; other
+    // commits have a diff then only when `--diff-filter` or `-r` asks for one.
+    if d.forms == 0 && o.merges_imply_patch && (c.parents.len() > 1 || o.diff.filter.is_some() || o.recursive) {
+        d.forms = form::PATCH;
+    }
+    let d = &d;
+    // git's `revs->diff`: a real output form, `--diff-filter` or `-r`; `-s` alone
+    // computes no diff (and shows a merge once, whatever `-m` says), except for the
+    // merges `--diff-merges` asks diffs of.
+    let merge_patch = o.merges_imply_patch && c.parents.len() > 1;
+    if d.forms & !form::NO_OUTPUT == 0 && o.diff.filter.is_none() && !o.recursive && !merge_patch {
+        return Ok(Some(diffs));
+    }
+    match (c.parents.as_slice(), o.merge_diff) {
+        ([], _) => diffs.push((None, tree_changes(repo, None, c.tree, pathspec, d)?, d.clone())),
+        ([p], _) | ([p, ..], MergeDiff::FirstParent) => {
+            diffs.push((None, tree_changes(repo, Some(*p), c.tree, pathspec, d)?, d.clone()))
+        }
+        (_, MergeDiff::Off) => {}
+        (parents, MergeDiff::Separate) => {
+            for p in parents {
+                diffs.push((Some(*p), tree_changes(repo, Some(*p), c.tree, pathspec, d)?, d.clone()));
+            }
+        }
+        (parents, MergeDiff::Combined) => {
+            combined_is_empty(repo, c, parents, pathspec)?;
+            return Ok(None);
+        }
+    }
+    Ok(Some(diffs))
+}
+
 /// One commit as `log` and `show` print it (git's `log_tree_commit`): for each diff
 /// shown (one per parent with `-m`), the header, then the diff; the header alone when
 /// no diff has changes.
@@ -542,39 +706,25 @@ fn show_one(
     shown: &mut bool,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    // (the parent named in the header, the changes, the diff options)
-    let mut diffs: Vec<(Option<ObjectId>, Vec<diff::Change>, diff::Options)> = Vec::new();
-    let mut trailer = false;
-    if !o.diff.silent() || o.diff.forms & form::NO_OUTPUT != 0 {
+    let always_header = o.diff.filter.is_none();
+    let Some(diffs) = commit_diffs(repo, o, c, pathspec)? else {
+        // A merge's combined diff, empty (or refused): git shows the header, a blank
+        // line, the statistics and summary against the first parent.
         let d = &o.diff;
-        match (c.parents.as_slice(), o.merge_diff) {
-            ([], _) => diffs.push((None, tree_changes(repo, None, c.tree, pathspec, d)?, d.clone())),
-            ([p], _) | ([p, ..], MergeDiff::FirstParent) => {
-                diffs.push((None, tree_changes(repo, Some(*p), c.tree, pathspec, d)?, d.clone()))
-            }
-            (_, MergeDiff::Off) => {}
-            (parents, MergeDiff::Separate) => {
-                for p in parents {
-                    diffs.push((Some(*p), tree_changes(repo, Some(*p), c.tree, pathspec, d)?, d.clone()));
-                }
-            }
-            (parents, MergeDiff::Combined) => {
-                combined_is_empty(repo, c, parents, pathspec)?;
-                // git shows the statistics against the first parent; without them,
-                // the (here empty) combined diff leaves a blank line.
-                let mut stat_only = d.clone();
-                stat_only.forms &= form::NUMSTAT | form::STAT | form::SHORTSTAT | form::NO_OUTPUT;
-                if stat_only.forms == 0 {
-                    stat_only.forms = form::NO_OUTPUT;
-                    trailer = d.forms & form::NO_OUTPUT == 0;
-                }
-                diffs.push((None, tree_changes(repo, Some(parents[0]), c.tree, pathspec, d)?, stat_only));
-            }
+        header(repo, o, c, None, shown, out)?;
+        let user_empty = matches!(&o.pretty.format, Format::User { template, .. } if template.is_empty());
+        if d.forms & form::NO_OUTPUT == 0 && !user_empty {
+            out.push(b'\n');
         }
-    }
+        let mut stat_only = d.clone();
+        stat_only.forms &= form::NUMSTAT | form::STAT | form::SHORTSTAT | form::SUMMARY;
+        let changes = tree_changes(repo, Some(c.parents[0]), c.tree, pathspec, d)?;
+        diff::print(repo, &changes, &stat_only, out)?;
+        return Ok(());
+    };
     let mut any = false;
     for (from, changes, d) in &diffs {
-        if changes.is_empty() && !trailer && o.merge_diff != MergeDiff::Combined {
+        if changes.is_empty() {
             continue;
         }
         any = true;
@@ -587,11 +737,8 @@ fn show_one(
             out.push(b'\n');
         }
         diff::print(repo, changes, d, out)?;
-        if trailer {
-            out.push(b'\n');
-        }
     }
-    if !any {
+    if !any && always_header {
         header(repo, o, c, None, shown, out)?;
     }
     Ok(())

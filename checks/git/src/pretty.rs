@@ -92,6 +92,8 @@ pub struct Pretty {
     pub format: Format,
     pub date: DateFormat,
     pub abbrev_commit: bool,
+    /// `--abbrev-commit` itself, not implied by `--oneline`: only it abbreviates `raw`.
+    pub abbrev_commit_given: bool,
     /// `--abbrev=N`/`--no-abbrev`: ids in the header and in placeholders.
     pub abbrev: Abbrev,
     pub decorate: Decorate,
@@ -228,6 +230,8 @@ pub fn format_commit(repo: &Repo, o: &Pretty, c: &Commit) -> Result<Vec<u8>, Err
             }
         }
         Format::Raw => {
+            // `raw` abbreviates only for `--abbrev-commit` itself, not `--oneline`'s.
+            let id = if o.abbrev_commit && o.abbrev_commit_given { id } else { c.id.to_string() };
             let _ = writeln!(Sink(&mut s), "commit {id}{decoration}");
             let _ = writeln!(Sink(&mut s), "tree {}", c.tree);
             for parent in &c.parents {
@@ -373,7 +377,7 @@ fn placeholder(repo: &Repo, o: &Pretty, c: &Commit, p: &[u8], s: &mut Vec<u8>) -
             return Ok((2, true));
         }
         b'd' | b'D' => {
-            let list = o.names.as_ref().map(|n| n.names(c.id, false)).unwrap_or_default();
+            let list = o.names.as_ref().map(|n| n.names(c.id, o.decorate == Decorate::Full)).unwrap_or_default();
             if first == b'D' {
                 push(list.join(", ").as_bytes());
             } else if !list.is_empty() {

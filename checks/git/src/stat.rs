@@ -7,7 +7,8 @@ use crate::repo::Repo;
 use std::fmt::Write as _;
 
 /// Insertions and deletions of one change, or None for a binary file.
-pub fn counts(repo: &Repo, c: &Change, text: bool) -> Result<Option<(usize, usize)>, Error> {
+/// (`-a` does not change it: git's statistics still show a binary file as `Bin`.)
+pub fn counts(repo: &Repo, c: &Change) -> Result<Option<(usize, usize)>, Error> {
     let old = match &c.old {
         Some(f) => content(repo, f)?,
         None => Some(Vec::new()),
@@ -17,7 +18,7 @@ pub fn counts(repo: &Repo, c: &Change, text: bool) -> Result<Option<(usize, usiz
         None => Some(Vec::new()),
     };
     let (Some(old), Some(new)) = (old, new) else { return Ok(None) };
-    if !text && (is_binary(&old) || is_binary(&new)) {
+    if is_binary(&old) || is_binary(&new) {
         return Ok(None);
     }
     let (mut ins, mut del) = (0, 0);
@@ -41,7 +42,7 @@ pub fn print_stat(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec
     let mut rows = Vec::new();
     for c in changes {
         let name = if c.similarity.is_some() { rename_name(&c.old_path, &c.new_path) } else { quote(b"", &c.new_path) };
-        let counts = counts(repo, c, opts.text)?;
+        let counts = counts(repo, c)?;
         let size = |f: &Option<File>| -> Result<u64, Error> {
             Ok(match f {
                 Some(f) => match &f.data {
