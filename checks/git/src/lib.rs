@@ -17,22 +17,29 @@
 //! - `rev-list`: revisions and ranges (`A..B`, `^A`, `A...B`, `--all`), `--count`,
 //!   `-N`/`-n N`/`--max-count`, `--skip`, `--reverse`, `--first-parent`,
 //!   `--merges`/`--no-merges`, `--grep`/`--author` as for `log`, `-- paths`.
-//! - `log`: as `rev-list`, plus `--format`/`--pretty` (`oneline`, `short`, `medium`,
-//!   `full`, `format:`, `tformat:`, placeholders `%H %h %T %t %P %p %s %f %b %B %n %%
-//!   %xNN` and `%a`/`%c` with `n N e E l L d D i I t s`; unknown placeholders are
-//!   printed as they are, as git does), `--oneline`, `--abbrev-commit`,
+//! - Diff output of `diff`, `log` and `show` (several forms at once, in git's order):
+//!   `-p`/`-u`/`--patch`, `--raw`, `--name-only`, `--name-status`, `--stat`,
+//!   `--stat=W[,N[,C]]`, `--stat-width=`, `--stat-name-width=`, `--stat-graph-width=`,
+//!   `--stat-count=`, `--numstat`, `--shortstat`, `--summary`, `--patch-with-stat`,
+//!   `--patch-with-raw`, `-s`/`--no-patch`; `-U[N]`/`--unified[=N]` (implies `-p`),
+//!   `--abbrev[=N]`, `--no-abbrev`, `--full-index`, `-z` (`diff` only), `-a`/`--text`,
+//!   `--src-prefix=`, `--dst-prefix=`, `--no-prefix`, `--default-prefix`,
+//!   `--diff-filter=` (`ADMRT`, lower case to exclude), `-M`, `--no-renames`, `-r`,
+//!   `--root`.
+//! - `log`: as `rev-list`, plus the diff output above, `--format`/`--pretty`
+//!   (`oneline`, `short`, `medium`, `full`, `fuller`, `raw`, `format:`, `tformat:`,
+//!   placeholders `%H %h %T %t %P %p %s %f %b %B %d %D %n %% %xNN` and `%a`/`%c` with
+//!   `n N e E l L d D i I t s`; unknown placeholders are printed as they are, as git
+//!   does), `--oneline`, `--abbrev-commit`, `--no-abbrev-commit`,
+//!   `--decorate[=short|full]`, `--no-decorate`,
 //!   `--date=default|iso|iso-strict|rfc|short|unix|raw`, `--grep` (basic regular
 //!   expressions as git, `-E`, `-F`, `-G`, `-i`, `--invert-grep`, `--all-match`),
-//!   `--name-only`, `--name-status`, `--stat`, `--numstat`, `--shortstat`, `-p` (no diff
-//!   for merges, as git without `-m`).
-//! - `show`: commits (header and patch against the parent), `REV:path`, blobs, with
-//!   `-s`/`--no-patch`, `--stat`, `--name-only`, `--name-status`, `--format`.
-//! - `merge-base A B`, `merge-base --is-ancestor A B`.
-//! - `diff`: `A..B`, `A...B`, `A B`, `A` (against the working tree), nothing (index
-//!   against the working tree), `--cached`/`--staged`, `--name-only`, `--name-status`,
-//!   `--stat`, `--numstat`, `--shortstat`, `--quiet`, `--exit-code`, `-U N`/`--unified=N`, `--no-renames`, `-M`,
-//!   `-- pathspec` (git's default pathspecs: prefixes and globs whose `*` crosses `/`,
-//!   `:!`/`:^`/`:(exclude)`, `:/`/`:(top)`); renames as git's default `diff.renames`.
+//!   merges' diffs: none by default, `-m`, `--diff-merges=off|first-parent|separate`,
+//!   `--first-parent` (against the first parent).
+//! - `show`: commits (header and diff against the parent; a merge's combined diff
+//!   only when it is empty, the common case, with `--stat`/`--summary` against the
+//!   first parent as git prints them), annotated tags (their header, then the
+//!   object), `REV:path`, blobs, with the options of `log`.
 //! - `status --porcelain` / `--short` / `-s` (with `-z`, `-uno`, pathspecs):
 //!   `.gitignore` files and `.git/info/exclude` apply.
 //! - `ls-files` (the index; `-z`, `-s`/`--stage`, `--cached`, pathspecs;
@@ -43,9 +50,17 @@
 //!
 //! Writing subcommands (`commit`, `checkout`, `add`, `reset`, `stash`, `config`, ...)
 //! are refused with a message saying the sandbox is read-only, status 129. Options git
-//! has and this crate does not (`log --graph`, `diff -w`, `-c key=value`, ...) are
-//! refused the same way, so an unrecognised option gives 129 where git itself would
-//! give 128 for some commands.
+//! has and this crate does not are refused the same way, so an unrecognised option
+//! gives 129 where git itself would give 128 for some commands. Among them, each
+//! refused by name: combined diffs (`-c`, `--cc`, `--diff-merges=combined`,
+//! `--remerge-diff`, `diff A B C`, and `show` of a merge whose combined diff is not
+//! empty), `-w`/`-b`/`--ignore-*` (whitespace-insensitive matching), `--relative`,
+//! `--dirstat*`, `--binary` patches of binary files, `--graph`, `-S`/`-G` (pickaxe),
+//! `--since`/`--until` and `%ar`/`%cr` (the clock), `%C`, `%G`, `%<`/`%>`/`%w`,
+//! `--pretty=email|mboxrd|reference`, `-z` for `log`/`show`, a `--diff-filter` of
+//! exclusions only in `log`/`show` (git then shows no commit at all), `show` of a
+//! tree, `-c key=value`, and the plumbing commands (`diff-tree`, `whatchanged`,
+//! `format-patch`, ...).
 //!
 //! Deliberate differences from git:
 //! - Renames follow git's diffcore-rename for plain rename detection: identical

@@ -1,5 +1,7 @@
-//! `git log`, `git rev-list` and `git show`: walking commits and printing them in git's
-//! formats (`medium`, `oneline`, `short`, `full`, `format:`/`tformat:` placeholders).
+//! `git log`, `git rev-list` and `git show`: choosing commits (ranges, history
+//! simplification by pathspec, `--diff-filter`, limits) and printing each as git's
+//! `log_tree_commit` does: the header (see `pretty.rs`), then its diffs, one per parent
+//! with `-m`.
 
 use crate::diff::{self, Abbrev, Side, form};
 use crate::pathspec::Pathspec;
