@@ -16,6 +16,7 @@
 use crate::Error;
 use crate::pathspec::Pathspec;
 use crate::repo::{Entry, MODE_GITLINK, MODE_LINK, Repo};
+use crate::stat::{counts, print_stat, rename_name, stat_summary};
 use gix::ObjectId;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -60,33 +61,230 @@ impl Change {
     }
 }
 
-fn kind(mode: u32) -> u32 {
+pub(crate) fn kind(mode: u32) -> u32 {
     mode & 0o170000
 }
 
-/// How a diff is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Patch,
-    NameOnly,
-    NameStatus,
-    Stat,
-    NumStat,
-    ShortStat,
-    None,
+/// The output forms of a diff: several at once, as git allows (`--stat -p`), printed
+/// in git's order (raw or names, then the statistics, the summary, the patch).
+pub mod form {
+    pub const RAW: u16 = 1;
+    pub const NAME_ONLY: u16 = 2;
+    pub const NAME_STATUS: u16 = 4;
+    pub const NUMSTAT: u16 = 8;
+    pub const STAT: u16 = 16;
+    pub const SHORTSTAT: u16 = 32;
+    pub const SUMMARY: u16 = 64;
+    pub const PATCH: u16 = 128;
+    /// `-s`: nothing, whatever else was asked.
+    pub const NO_OUTPUT: u16 = 256;
+}
+
+/// How object ids are abbreviated (`--abbrev[=N]`, `--no-abbrev`, `--full-index`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Abbrev {
+    /// git's automatic length (`core.abbrev`, or from the object count).
+    #[default]
+    Default,
+    /// At least this many digits, more where a prefix is ambiguous.
+    Len(usize),
+    Full,
+}
+
+/// `--stat[=width[,name-width[,count]]]` and its separate forms: None is git's
+/// default (80 columns for output that is no terminal, every file).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatLimits {
+    pub width: Option<usize>,
+    pub name_width: Option<usize>,
+    pub graph_width: Option<usize>,
+    pub count: Option<usize>,
 }
 
 /// The options of a diff that change its result.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub output: Output,
+    /// A set of [`form`] bits; 0 is each command's default.
+    pub forms: u16,
     pub context: usize,
     pub renames: bool,
+    pub abbrev: Abbrev,
+    pub full_index: bool,
+    pub stat: StatLimits,
+    /// `-z`: NUL after names instead of newlines, names never quoted.
+    pub nul: bool,
+    pub src_prefix: String,
+    pub dst_prefix: String,
+    /// `-a`/`--text`: binary files compared as text.
+    pub text: bool,
+    /// `--diff-filter`: status letters to keep (upper case) or drop (lower case).
+    pub filter: Option<String>,
+    /// `--binary`: a binary file's patch would be git's base-85 form, not written here.
+    pub binary: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { output: Output::Patch, context: 3, renames: true }
+        Options {
+            forms: 0,
+            context: 3,
+            renames: true,
+            abbrev: Abbrev::Default,
+            full_index: false,
+            stat: StatLimits::default(),
+            nul: false,
+            src_prefix: "a/".into(),
+            dst_prefix: "b/".into(),
+            text: false,
+            filter: None,
+            binary: false,
+        }
+    }
+}
+
+impl Options {
+    /// Whether `forms` asks for any output at all.
+    pub fn shows(&self, f: u16) -> bool {
+        self.forms & form::NO_OUTPUT == 0 && self.forms & f != 0
+    }
+
+    /// Whether nothing is printed.
+    pub fn silent(&self) -> bool {
+        self.forms & form::NO_OUTPUT != 0 || self.forms == 0
+    }
+
+    /// Reads one diff option common to `diff`, `log` and `show`; false when `arg` is
+    /// none of them.
+    pub fn parse(&mut self, arg: &str, a: &mut crate::Args) -> Result<bool, Error> {
+        let mut set = |f: u16| self.forms = (self.forms & !form::NO_OUTPUT) | f;
+        match arg {
+            "-p" | "-u" | "--patch" => set(form::PATCH),
+            "--raw" => set(form::RAW),
+            "--name-only" => set(form::NAME_ONLY),
+            "--name-status" => set(form::NAME_STATUS),
+            "--numstat" => set(form::NUMSTAT),
+            "--shortstat" => set(form::SHORTSTAT),
+            "--summary" => set(form::SUMMARY),
+            "--stat" => set(form::STAT),
+            "--patch-with-stat" => set(form::PATCH | form::STAT),
+            "--patch-with-raw" => set(form::PATCH | form::RAW),
+            "-s" | "--no-patch" => self.forms = form::NO_OUTPUT,
+            "--binary" => {
+                set(form::PATCH);
+                self.binary = true;
+            }
+            "--no-renames" => self.renames = false,
+            "-M" | "--find-renames" => self.renames = true,
+            "--full-index" => self.full_index = true,
+            "--no-abbrev" => self.abbrev = Abbrev::Full,
+            "--abbrev" => self.abbrev = Abbrev::Default,
+            "-z" => self.nul = true,
+            "-a" | "--text" => self.text = true,
+            "--no-prefix" => {
+                self.src_prefix.clear();
+                self.dst_prefix.clear();
+            }
+            "--default-prefix" => {
+                self.src_prefix = "a/".into();
+                self.dst_prefix = "b/".into();
+            }
+            "-r" | "--root" | "--no-color" | "--color=never" | "--no-ext-diff" | "--no-textconv" => {}
+            "-U" | "--unified" => {
+                set(form::PATCH);
+                self.context = 3;
+            }
+            _ => {
+                if let Some(v) = arg.strip_prefix("-U").or_else(|| arg.strip_prefix("--unified=")) {
+                    set(form::PATCH);
+                    self.context = v.parse().map_err(|_| Error::Fatal(format!("invalid context length: {v}")))?;
+                } else if let Some(v) = arg.strip_prefix("--abbrev=") {
+                    let n: usize = v.parse().map_err(|_| Error::Fatal(format!("bad --abbrev value: {v}")))?;
+                    self.abbrev = if n == 0 { Abbrev::Default } else { Abbrev::Len(n.clamp(4, 40)) };
+                } else if let Some(v) = arg.strip_prefix("--stat=") {
+                    set(form::STAT);
+                    let mut parts = v.split(',');
+                    let num = |p: Option<&str>| -> Result<Option<usize>, Error> {
+                        p.filter(|p| !p.is_empty())
+                            .map(|p| p.parse().map_err(|_| Error::Fatal(format!("invalid --stat value: {v}"))))
+                            .transpose()
+                    };
+                    self.stat.width = num(parts.next())?.or(self.stat.width);
+                    self.stat.name_width = num(parts.next())?.or(self.stat.name_width);
+                    self.stat.count = num(parts.next())?.or(self.stat.count);
+                } else if let Some((which, v)) =
+                    ["--stat-width=", "--stat-name-width=", "--stat-graph-width=", "--stat-count="]
+                        .iter()
+                        .find_map(|p| arg.strip_prefix(p).map(|v| (*p, v)))
+                {
+                    set(form::STAT);
+                    let n: usize = v.parse().map_err(|_| Error::Fatal(format!("{which} expects a numerical value")))?;
+                    match which {
+                        "--stat-width=" => self.stat.width = Some(n),
+                        "--stat-name-width=" => self.stat.name_width = Some(n),
+                        "--stat-graph-width=" => self.stat.graph_width = Some(n),
+                        _ => self.stat.count = Some(n),
+                    }
+                } else if let Some(v) = a.value_only_eq(arg, "--src-prefix")? {
+                    self.src_prefix = v;
+                } else if let Some(v) = a.value_only_eq(arg, "--dst-prefix")? {
+                    self.dst_prefix = v;
+                } else if let Some(v) = a.value_only_eq(arg, "--diff-filter")? {
+                    if let Some(bad) = v.chars().find(|c| !"ADMRTadmrt".contains(*c)) {
+                        return Err(Error::Unsupported(format!("--diff-filter letter '{bad}'")));
+                    }
+                    // Given again, the letters add up.
+                    self.filter = Some(self.filter.take().unwrap_or_default() + &v);
+                } else {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// An id as this diff abbreviates it on a `--raw` line (`--full-index` is for
+    /// patches only).
+    pub fn id(&self, repo: &Repo, id: ObjectId) -> String {
+        repo.abbrev_as(id, self.abbrev)
+    }
+
+    /// An id on a patch's `index` line: `--no-abbrev` leaves it as it is, only
+    /// `--full-index` or `--abbrev=N` change it.
+    fn index_id(&self, repo: &Repo, id: ObjectId) -> String {
+        match (self.full_index, self.abbrev) {
+            (true, _) => id.to_string(),
+            (false, Abbrev::Len(n)) => repo.abbrev_as(id, Abbrev::Len(n)),
+            _ => repo.abbrev(id),
+        }
+    }
+
+    /// What git's `diff_setup_done` makes of the forms given: `--name-only`,
+    /// `--name-status` and `-s` override the others, and exclude each other.
+    pub fn finish(&mut self) -> Result<(), Error> {
+        let exclusive = [form::NAME_ONLY, form::NAME_STATUS, form::NO_OUTPUT];
+        if exclusive.iter().filter(|f| self.forms & **f != 0).count() > 1 {
+            return Err(Error::Fatal(
+                "options '--name-only', '--name-status', '--check', and '-s' cannot be used together".into(),
+            ));
+        }
+        if self.forms & (form::NAME_ONLY | form::NAME_STATUS | form::NO_OUTPUT) != 0 {
+            self.forms &= form::NAME_ONLY | form::NAME_STATUS | form::NO_OUTPUT;
+        }
+        Ok(())
+    }
+
+    /// Keeps the changes `--diff-filter` selects.
+    pub fn filtered(&self, changes: Vec<Change>) -> Vec<Change> {
+        let Some(f) = &self.filter else { return changes };
+        let upper: Vec<char> = f.chars().filter(char::is_ascii_uppercase).collect();
+        let lower: Vec<char> = f.chars().filter(char::is_ascii_lowercase).map(|c| c.to_ascii_uppercase()).collect();
+        changes
+            .into_iter()
+            .filter(|c| {
+                let s = c.status().chars().next().unwrap_or('M');
+                (upper.is_empty() || upper.contains(&s)) && !lower.contains(&s)
+            })
+            .collect()
     }
 }
 
@@ -149,6 +347,10 @@ fn worktree_file(repo: &Repo, path: &[u8], entry: Entry) -> Result<Option<File>,
     };
     let id = gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::object::Kind::Blob, &data)
         .map_err(|e| Error::Fatal(e.to_string()))?;
+    if id == entry.id {
+        // As the index has it: git knows its id (and prints it with `--raw`).
+        return Ok(Some(File { mode, id, data: None }));
+    }
     Ok(Some(File { mode, id, data: Some(data) }))
 }
 
@@ -188,217 +390,74 @@ pub fn changes(
     }
     out.sort_by(|a, b| a.new_path.cmp(&b.new_path).then((a.new.is_some()).cmp(&b.new.is_some())));
     if renames {
-        pair_renames(repo, &mut out)?;
+        crate::rename::pair_renames(repo, &mut out)?;
     }
     Ok(out)
 }
 
-/// git's `diff.renameLimit`: past this many sources times destinations (squared),
-/// only identical-content renames are looked for.
-const RENAME_LIMIT: usize = 1000;
-
-/// git's `MAX_SCORE` and default minimum rename score (50%).
-const MAX_SCORE: u64 = 60000;
-const MIN_SCORE: u64 = 30000;
-/// The score a unique-basename pair needs: halfway from the minimum to identical (75%).
-const MIN_BASENAME_SCORE: u64 = MIN_SCORE + (MAX_SCORE - MIN_SCORE) / 2;
-
-/// Pairs added files with deleted ones as git's diffcore-rename does: identical content
-/// first, then by similarity (at least 50%, the best pairs first); each pair takes the
-/// added file's place.
-fn pair_renames(repo: &Repo, changes: &mut Vec<Change>) -> Result<(), Error> {
-    let mut taken = vec![false; changes.len()];
-    let is_src = |c: &Change| c.new.is_none() && c.old.is_some();
-    let is_dst = |c: &Change| c.old.is_none() && c.new.is_some();
-    for i in 0..changes.len() {
-        let Some(n) = changes[i].new.as_ref().filter(|_| changes[i].old.is_none()) else { continue };
-        let found = (0..changes.len()).find(|&j| {
-            !taken[j]
-                && is_src(&changes[j])
-                && changes[j].old.as_ref().is_some_and(|o| o.id == n.id && kind(o.mode) == kind(n.mode))
-        });
-        if let Some(j) = found {
-            taken[j] = true;
-            changes[i].old = changes[j].old.clone();
-            changes[i].old_path = changes[j].old_path.clone();
-            changes[i].similarity = Some(100);
-        }
-    }
-    // Inexact renames among what is left: regular files only.
-    let regular = |f: &Option<File>| f.as_ref().is_some_and(|f| kind(f.mode) == 0o100000);
-    let srcs: Vec<usize> =
-        (0..changes.len()).filter(|&j| !taken[j] && is_src(&changes[j]) && regular(&changes[j].old)).collect();
-    let dsts: Vec<usize> = (0..changes.len())
-        .filter(|&i| is_dst(&changes[i]) && changes[i].similarity.is_none() && regular(&changes[i].new))
-        .collect();
-    if !srcs.is_empty() && !dsts.is_empty() && srcs.len() * dsts.len() <= RENAME_LIMIT * RENAME_LIMIT {
-        let mut src_data = Vec::new();
-        for &j in &srcs {
-            let data = content(repo, changes[j].old.as_ref().expect("a source has an old side"))?;
-            src_data.push(data.map(|d| (d.len() as u64, span_hashes(&d))));
-        }
-        let mut dst_data = Vec::new();
-        for &i in &dsts {
-            let data = content(repo, changes[i].new.as_ref().expect("a destination has a new side"))?;
-            dst_data.push(data.map(|d| (d.len() as u64, span_hashes(&d))));
-        }
-        let score_of = |k: usize, d: usize, min: u64| match (&src_data[k], &dst_data[d]) {
-            (Some((ss, sh)), Some((ds, dh))) => similarity(*ss, sh, *ds, dh, min),
-            _ => 0,
-        };
-        fn pair(changes: &mut [Change], taken: &mut [bool], i: usize, j: usize, score: u64) {
-            taken[j] = true;
-            changes[i].old = changes[j].old.clone();
-            changes[i].old_path = changes[j].old_path.clone();
-            changes[i].similarity = Some((score * 100 / MAX_SCORE) as u32);
-        }
-        // git 2.33+: a basename found once among the sources and once among the
-        // destinations pairs them at 75% similarity, before the full comparison.
-        let unique = |names: Vec<&[u8]>, name: &[u8]| names.iter().filter(|n| **n == name).count() == 1;
-        let src_names: Vec<&[u8]> = srcs.iter().map(|&j| basename(&changes[j].old_path)).collect();
-        let dst_names: Vec<&[u8]> = dsts.iter().map(|&i| basename(&changes[i].new_path)).collect();
-        let mut by_basename = Vec::new();
-        for (k, &j) in srcs.iter().enumerate() {
-            let name = src_names[k];
-            if !unique(src_names.clone(), name) || !unique(dst_names.clone(), name) {
-                continue;
-            }
-            let d = dst_names.iter().position(|n| *n == name).expect("unique among destinations");
-            let score = score_of(k, d, MIN_BASENAME_SCORE);
-            if score >= MIN_BASENAME_SCORE {
-                by_basename.push((dsts[d], j, score));
-            }
-        }
-        for (i, j, score) in by_basename {
-            pair(changes, &mut taken, i, j, score);
-        }
-        // (score, same basename, dst, src), the best first.
-        let mut scores: Vec<(u64, bool, usize, usize)> = Vec::new();
-        for (d, &i) in dsts.iter().enumerate() {
-            if changes[i].similarity.is_some() {
-                continue;
-            }
-            let mut mine = Vec::new();
-            for (k, &j) in srcs.iter().enumerate() {
-                if taken[j] {
-                    continue;
-                }
-                let same_name = basename(&changes[i].new_path) == basename(&changes[j].old_path);
-                mine.push((score_of(k, d, MIN_SCORE), same_name, i, j));
-            }
-            // git keeps the four best candidates of each destination.
-            mine.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-            scores.extend(mine.into_iter().take(4));
-        }
-        scores.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-        for (score, _, i, j) in scores {
-            if score < MIN_SCORE {
-                break;
-            }
-            if taken[j] || changes[i].similarity.is_some() {
-                continue;
-            }
-            pair(changes, &mut taken, i, j, score);
-        }
-    }
-    let mut k = 0;
-    changes.retain(|_| {
-        k += 1;
-        !taken[k - 1]
-    });
-    Ok(())
-}
-
-fn basename(path: &[u8]) -> &[u8] {
-    path.rsplit(|b| *b == b'/').next().unwrap_or(path)
-}
-
-/// git's `estimate_similarity`: how much of the larger file is material copied from
-/// the source, in units of [`MAX_SCORE`]; 0 when the sizes differ too much for
-/// `min_score`.
-fn similarity(src_size: u64, src: &BTreeMap<u32, u64>, dst_size: u64, dst: &BTreeMap<u32, u64>, min_score: u64) -> u64 {
-    let max = src_size.max(dst_size);
-    let base = src_size.min(dst_size);
-    if max * (MAX_SCORE - min_score) < (max - base) * MAX_SCORE || max == 0 {
-        return 0;
-    }
-    let copied: u64 = src.iter().map(|(h, n)| (*n).min(dst.get(h).copied().unwrap_or(0))).sum();
-    copied * MAX_SCORE / max
-}
-
-/// git's `hash_chars` (diffcore-delta.c): the content cut into spans ending at a newline
-/// or after 64 bytes, each hashed; bytes per hash value.
-fn span_hashes(data: &[u8]) -> BTreeMap<u32, u64> {
-    const HASHBASE: u32 = 107927;
-    let text = !is_binary(data);
-    let mut out = BTreeMap::new();
-    let (mut accum1, mut accum2, mut n) = (0u32, 0u32, 0u64);
-    let mut i = 0;
-    while i < data.len() {
-        let c = data[i];
-        i += 1;
-        if text && c == b'\r' && data.get(i) == Some(&b'\n') {
-            continue;
-        }
-        let old1 = accum1;
-        accum1 = (accum1 << 7) ^ (accum2 >> 25);
-        accum2 = (accum2 << 7) ^ (old1 >> 25);
-        accum1 = accum1.wrapping_add(u32::from(c));
-        n += 1;
-        if n < 64 && c != b'\n' {
-            continue;
-        }
-        let h = accum1.wrapping_add(accum2.wrapping_mul(0x61)) % HASHBASE;
-        *out.entry(h).or_insert(0) += n;
-        n = 0;
-        accum1 = 0;
-        accum2 = 0;
-    }
-    if n > 0 {
-        let h = accum1.wrapping_add(accum2.wrapping_mul(0x61)) % HASHBASE;
-        *out.entry(h).or_insert(0) += n;
-    }
-    out
-}
-
-/// Prints `changes` in the chosen output form.
+/// Prints `changes` in the chosen output forms, in git's order (`diff_flush`): a blank
+/// line between the patch and what comes before it.
 pub fn print(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec<u8>) -> Result<(), Error> {
-    match opts.output {
-        Output::None => {}
-        Output::NameOnly => {
-            for c in changes {
-                out.extend_from_slice(quote(b"", &c.new_path).as_bytes());
-                out.push(b'\n');
-            }
-        }
-        Output::NameStatus => {
-            for c in changes {
-                out.extend_from_slice(c.status().as_bytes());
-                out.push(b'\t');
-                if c.similarity.is_some() {
-                    out.extend_from_slice(quote(b"", &c.old_path).as_bytes());
-                    out.push(b'\t');
+    if changes.is_empty() || opts.silent() {
+        return Ok(());
+    }
+    let term = if opts.nul { 0 } else { b'\n' };
+    let name = |path: &[u8]| -> Vec<u8> { if opts.nul { path.to_vec() } else { quote(b"", path).into_bytes() } };
+    let mut separator = false;
+    if opts.shows(form::RAW | form::NAME_ONLY | form::NAME_STATUS) {
+        for c in changes {
+            if opts.shows(form::RAW | form::NAME_STATUS) {
+                if opts.forms & form::NAME_STATUS == 0 {
+                    let mode = |f: &Option<File>| f.as_ref().map_or(0, |f| f.mode);
+                    // A working-tree file is not hashed for `--raw`: git prints zeros.
+                    let null = ObjectId::null(gix::hash::Kind::Sha1);
+                    let id = |f: &Option<File>| f.as_ref().map_or(null, |f| if f.data.is_some() { null } else { f.id });
+                    let _ = write!(
+                        SinkString(out),
+                        ":{:06o} {:06o} {} {} ",
+                        mode(&c.old),
+                        mode(&c.new),
+                        opts.id(repo, id(&c.old)),
+                        opts.id(repo, id(&c.new))
+                    );
                 }
-                out.extend_from_slice(quote(b"", &c.new_path).as_bytes());
-                out.push(b'\n');
+                out.extend_from_slice(c.status().as_bytes());
+                out.push(if opts.nul { 0 } else { b'\t' });
+                if c.similarity.is_some() {
+                    out.extend_from_slice(&name(&c.old_path));
+                    out.push(if opts.nul { 0 } else { b'\t' });
+                }
             }
+            out.extend_from_slice(&name(&c.new_path));
+            out.push(term);
         }
-        Output::Stat => print_stat(repo, changes, out)?,
-        Output::NumStat => {
+        separator = true;
+    }
+    if opts.shows(form::NUMSTAT | form::STAT | form::SHORTSTAT) {
+        if opts.shows(form::NUMSTAT) {
             for c in changes {
-                let name = if c.similarity.is_some() {
-                    rename_name(&c.old_path, &c.new_path)
+                let counted = match counts(repo, c)? {
+                    Some((i, d)) => format!("{i}\t{d}\t"),
+                    None => "-\t-\t".into(),
+                };
+                out.extend_from_slice(counted.as_bytes());
+                if opts.nul && c.similarity.is_some() {
+                    out.push(0);
+                    out.extend_from_slice(&c.old_path);
+                    out.push(0);
+                    out.extend_from_slice(&c.new_path);
+                } else if c.similarity.is_some() {
+                    out.extend_from_slice(rename_name(&c.old_path, &c.new_path).as_bytes());
                 } else {
-                    quote(b"", &c.new_path)
-                };
-                let _ = match counts(repo, c)? {
-                    Some((i, d)) => writeln!(SinkString(out), "{i}\t{d}\t{name}"),
-                    None => writeln!(SinkString(out), "-\t-\t{name}"),
-                };
+                    out.extend_from_slice(&name(&c.new_path));
+                }
+                out.push(term);
             }
         }
-        Output::ShortStat if changes.is_empty() => {}
-        Output::ShortStat => {
+        if opts.shows(form::STAT) {
+            print_stat(repo, changes, opts, out)?;
+        }
+        if opts.shows(form::SHORTSTAT) {
             let (mut ins, mut del) = (0, 0);
             for c in changes {
                 if let Some((i, d)) = counts(repo, c)? {
@@ -408,24 +467,70 @@ pub fn print(repo: &Repo, changes: &[Change], opts: &Options, out: &mut Vec<u8>)
             }
             let _ = writeln!(SinkString(out), "{}", stat_summary(changes.len(), ins, del));
         }
-        Output::Patch => {
-            for c in changes {
-                match (&c.old, &c.new) {
-                    // A type change (file to symlink) is a deletion and an addition.
-                    (Some(o), Some(n)) if kind(o.mode) != kind(n.mode) => {
-                        patch(repo, &Change { new: None, ..c.clone() }, opts.context, out)?;
-                        patch(repo, &Change { old: None, ..c.clone() }, opts.context, out)?;
-                    }
-                    _ => patch(repo, c, opts.context, out)?,
+        separator = true;
+    }
+    if opts.shows(form::SUMMARY) {
+        let before = out.len();
+        for c in changes {
+            summary(c, out);
+        }
+        separator |= out.len() > before;
+    }
+    if opts.shows(form::PATCH) && opts.binary && !opts.text {
+        // Refused before anything is printed.
+        for c in changes {
+            for f in [&c.old, &c.new].into_iter().flatten() {
+                if content(repo, f)?.is_none_or(|d| is_binary(&d)) {
+                    return Err(Error::Unsupported("--binary patches of binary files (GIT binary patch)".into()));
                 }
+            }
+        }
+    }
+    if opts.shows(form::PATCH) {
+        if separator {
+            out.push(b'\n');
+        }
+        for c in changes {
+            match (&c.old, &c.new) {
+                // A type change (file to symlink) is a deletion and an addition.
+                (Some(o), Some(n)) if kind(o.mode) != kind(n.mode) => {
+                    patch(repo, &Change { new: None, ..c.clone() }, opts, out)?;
+                    patch(repo, &Change { old: None, ..c.clone() }, opts, out)?;
+                }
+                _ => patch(repo, c, opts, out)?,
             }
         }
     }
     Ok(())
 }
 
+/// One line of `--summary` for a change that creates, deletes, renames a file or
+/// changes its mode (git's `diff_summary`).
+fn summary(c: &Change, out: &mut Vec<u8>) {
+    let mut s = SinkString(out);
+    match (&c.old, &c.new) {
+        (None, Some(n)) => {
+            let _ = writeln!(s, " create mode {:06o} {}", n.mode, quote(b"", &c.new_path));
+        }
+        (Some(o), None) => {
+            let _ = writeln!(s, " delete mode {:06o} {}", o.mode, quote(b"", &c.old_path));
+        }
+        (Some(o), Some(n)) => {
+            if let Some(similarity) = c.similarity {
+                let _ = writeln!(s, " rename {} ({similarity}%)", rename_name(&c.old_path, &c.new_path));
+                if o.mode != n.mode {
+                    let _ = writeln!(s, " mode change {:06o} => {:06o}", o.mode, n.mode);
+                }
+            } else if o.mode != n.mode {
+                let _ = writeln!(s, " mode change {:06o} => {:06o} {}", o.mode, n.mode, quote(b"", &c.new_path));
+            }
+        }
+        (None, None) => {}
+    }
+}
+
 /// The content of a file, or None when it is too large to read (then shown as binary).
-fn content(repo: &Repo, file: &File) -> Result<Option<Vec<u8>>, Error> {
+pub(crate) fn content(repo: &Repo, file: &File) -> Result<Option<Vec<u8>>, Error> {
     if let Some(data) = &file.data {
         return Ok(Some(data.clone()));
     }
@@ -440,14 +545,14 @@ fn content(repo: &Repo, file: &File) -> Result<Option<Vec<u8>>, Error> {
 }
 
 /// git's `buffer_is_binary`: a NUL in the first 8000 bytes.
-fn is_binary(data: &[u8]) -> bool {
+pub(crate) fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
-fn patch(repo: &Repo, c: &Change, context: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+fn patch(repo: &Repo, c: &Change, opts: &Options, out: &mut Vec<u8>) -> Result<(), Error> {
     let mut head = String::new();
-    let a = quote(b"a/", &c.old_path);
-    let b = quote(b"b/", &c.new_path);
+    let a = quote(opts.src_prefix.as_bytes(), &c.old_path);
+    let b = quote(opts.dst_prefix.as_bytes(), &c.new_path);
     let _ = writeln!(head, "diff --git {a} {b}");
     match (&c.old, &c.new) {
         (None, Some(n)) => {
@@ -478,7 +583,12 @@ fn patch(repo: &Repo, c: &Change, context: usize, out: &mut Vec<u8>) -> Result<(
         return Ok(());
     }
     let null = ObjectId::null(gix::hash::Kind::Sha1);
-    let _ = write!(head, "index {}..{}", repo.abbrev(old_id.unwrap_or(null)), repo.abbrev(new_id.unwrap_or(null)));
+    let _ = write!(
+        head,
+        "index {}..{}",
+        opts.index_id(repo, old_id.unwrap_or(null)),
+        opts.index_id(repo, new_id.unwrap_or(null))
+    );
     match (&c.old, &c.new) {
         (Some(o), Some(n)) if o.mode == n.mode => {
             let _ = writeln!(head, " {:o}", o.mode);
@@ -500,7 +610,7 @@ fn patch(repo: &Repo, c: &Change, context: usize, out: &mut Vec<u8>) -> Result<(
         let _ = writeln!(SinkString(out), "Binary files {a_name} and {b_name} differ");
         return Ok(());
     };
-    if is_binary(&old) || is_binary(&new) {
+    if !opts.text && (is_binary(&old) || is_binary(&new)) {
         let _ = writeln!(SinkString(out), "Binary files {a_name} and {b_name} differ");
         return Ok(());
     }
@@ -510,12 +620,12 @@ fn patch(repo: &Repo, c: &Change, context: usize, out: &mut Vec<u8>) -> Result<(
     // git ends a name holding a space with a tab, so a patch tool can find its end.
     let tab = |n: &str| if n.contains(' ') { "\t" } else { "" };
     let _ = write!(SinkString(out), "--- {a_name}{}\n+++ {b_name}{}\n", tab(&a_name), tab(&b_name));
-    unified(&old, &new, context, out);
+    unified(&old, &new, opts.context, out);
     Ok(())
 }
 
 /// Appends UTF-8 text to a byte buffer through `write!`.
-struct SinkString<'a>(&'a mut Vec<u8>);
+pub(crate) struct SinkString<'a>(pub &'a mut Vec<u8>);
 
 impl std::fmt::Write for SinkString<'_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
@@ -633,202 +743,6 @@ fn function_line<'a>(lines: &[&'a [u8]], start: usize) -> Option<&'a [u8]> {
         }
     }
     None
-}
-
-/// Insertions and deletions of one change, or None for a binary file.
-fn counts(repo: &Repo, c: &Change) -> Result<Option<(usize, usize)>, Error> {
-    let old = match &c.old {
-        Some(f) => content(repo, f)?,
-        None => Some(Vec::new()),
-    };
-    let new = match &c.new {
-        Some(f) => content(repo, f)?,
-        None => Some(Vec::new()),
-    };
-    let (Some(old), Some(new)) = (old, new) else { return Ok(None) };
-    if is_binary(&old) || is_binary(&new) {
-        return Ok(None);
-    }
-    let (mut ins, mut del) = (0, 0);
-    for (b0, b1, a0, a1) in line_changes(&old, &new) {
-        del += b1 - b0;
-        ins += a1 - a0;
-    }
-    Ok(Some((ins, del)))
-}
-
-/// `--stat` as git prints it into a pipe (80 columns).
-fn print_stat(repo: &Repo, changes: &[Change], out: &mut Vec<u8>) -> Result<(), Error> {
-    if changes.is_empty() {
-        return Ok(());
-    }
-    struct Row {
-        name: String,
-        counts: Option<(usize, usize)>,
-        sizes: (u64, u64),
-    }
-    let mut rows = Vec::new();
-    for c in changes {
-        let name = if c.similarity.is_some() { rename_name(&c.old_path, &c.new_path) } else { quote(b"", &c.new_path) };
-        let counts = counts(repo, c)?;
-        let size = |f: &Option<File>| -> Result<u64, Error> {
-            Ok(match f {
-                Some(f) => match &f.data {
-                    Some(d) => d.len() as u64,
-                    None => repo.object_size(f.id)?,
-                },
-                None => 0,
-            })
-        };
-        let sizes = if counts.is_none() { (size(&c.old)?, size(&c.new)?) } else { (0, 0) };
-        rows.push(Row { name, counts, sizes });
-    }
-    // git's show_stats, for output that is not a terminal (80 columns).
-    let width: usize = 80;
-    let mut max_change = 0;
-    let mut bin_width = 0;
-    let mut number_width = 0;
-    for r in &rows {
-        match r.counts {
-            Some((i, d)) => max_change = max_change.max(i + d),
-            None => {
-                bin_width = bin_width.max(14 + decimal_width(r.sizes.0) + decimal_width(r.sizes.1));
-                number_width = 3;
-            }
-        }
-    }
-    let number_width = number_width.max(decimal_width(max_change as u64));
-    let width = width.max(16 + 6 + number_width);
-    let max_len = rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(0);
-    let mut graph_width = if max_change + 4 > bin_width { max_change } else { bin_width - 4 };
-    let mut name_width = max_len;
-    if name_width + number_width + 6 + graph_width > width {
-        let limit = (width * 3 / 8).saturating_sub(number_width + 6);
-        if graph_width > limit {
-            graph_width = limit.max(6);
-        }
-        if name_width > width.saturating_sub(number_width + 6 + graph_width) {
-            name_width = width.saturating_sub(number_width + 6 + graph_width);
-        } else {
-            graph_width = width - number_width - 6 - name_width;
-        }
-    }
-    let (mut total_ins, mut total_del) = (0, 0);
-    for r in &rows {
-        let mut name: String = r.name.clone();
-        let mut prefix = "";
-        let mut len = name_width;
-        if name_width < name.chars().count() {
-            prefix = "...";
-            len = len.saturating_sub(3);
-            let chars: Vec<char> = name.chars().collect();
-            name = chars[chars.len() - len.min(chars.len())..].iter().collect();
-            if let Some(slash) = name.find('/') {
-                name = name[slash..].to_string();
-            }
-        }
-        let padding = len.saturating_sub(name.chars().count());
-        match r.counts {
-            None => {
-                let _ = writeln!(
-                    SinkString(out),
-                    " {prefix}{name}{} | {:>number_width$} {} -> {} bytes",
-                    " ".repeat(padding),
-                    "Bin",
-                    r.sizes.0,
-                    r.sizes.1
-                );
-            }
-            Some((i, d)) => {
-                total_ins += i;
-                total_del += d;
-                let (mut add, mut del) = (i, d);
-                if graph_width <= max_change {
-                    let mut total = scale(add + del, graph_width, max_change);
-                    if total < 2 && add > 0 && del > 0 {
-                        total = 2;
-                    }
-                    if add < del {
-                        add = scale(add, graph_width, max_change);
-                        del = total - add;
-                    } else {
-                        del = scale(del, graph_width, max_change);
-                        add = total - del;
-                    }
-                }
-                let sep = if i + d > 0 { " " } else { "" };
-                let _ = writeln!(
-                    SinkString(out),
-                    " {prefix}{name}{} | {:>number_width$}{sep}{}{}",
-                    " ".repeat(padding),
-                    i + d,
-                    "+".repeat(add),
-                    "-".repeat(del)
-                );
-            }
-        }
-    }
-    let _ = writeln!(SinkString(out), "{}", stat_summary(rows.len(), total_ins, total_del));
-    Ok(())
-}
-
-/// The last line of `--stat`, and all of `--shortstat`: git's `print_stat_summary`.
-fn stat_summary(files: usize, ins: usize, del: usize) -> String {
-    let mut summary = format!(" {files} file{} changed", if files == 1 { "" } else { "s" });
-    if ins > 0 || del == 0 {
-        let _ = write!(summary, ", {ins} insertion{}(+)", if ins == 1 { "" } else { "s" });
-    }
-    if del > 0 || ins == 0 {
-        let _ = write!(summary, ", {del} deletion{}(-)", if del == 1 { "" } else { "s" });
-    }
-    summary
-}
-
-/// git's `scale_linear`: at least one column for any change.
-fn scale(it: usize, width: usize, max_change: usize) -> usize {
-    if it == 0 {
-        return 0;
-    }
-    1 + (it * (width - 1) / max_change.max(1))
-}
-
-fn decimal_width(n: u64) -> usize {
-    n.to_string().len()
-}
-
-/// `--stat`'s name of a rename: `{old => new}` around the common prefix and suffix.
-fn rename_name(old: &[u8], new: &[u8]) -> String {
-    let (old, new) = (String::from_utf8_lossy(old).to_string(), String::from_utf8_lossy(new).to_string());
-    let (ob, nb) = (old.as_bytes(), new.as_bytes());
-    let mut pfx = 0;
-    for i in 0..ob.len().min(nb.len()) {
-        if ob[i] != nb[i] {
-            break;
-        }
-        if ob[i] == b'/' {
-            pfx = i + 1;
-        }
-    }
-    let mut sfx = 0;
-    let max_sfx = ob.len().min(nb.len()) - pfx;
-    for i in 0..max_sfx {
-        if ob[ob.len() - 1 - i] != nb[nb.len() - 1 - i] {
-            break;
-        }
-        if ob[ob.len() - 1 - i] == b'/' {
-            sfx = i + 1;
-        }
-    }
-    if pfx == 0 && sfx == 0 {
-        return format!("{old} => {new}");
-    }
-    format!(
-        "{}{{{} => {}}}{}",
-        &old[..pfx],
-        &old[pfx..old.len() - sfx],
-        &new[pfx..new.len() - sfx],
-        &old[old.len() - sfx..]
-    )
 }
 
 /// A path as git prints it (`core.quotePath`): in double quotes with C escapes when it

@@ -17,22 +17,29 @@
 //! - `rev-list`: revisions and ranges (`A..B`, `^A`, `A...B`, `--all`), `--count`,
 //!   `-N`/`-n N`/`--max-count`, `--skip`, `--reverse`, `--first-parent`,
 //!   `--merges`/`--no-merges`, `--grep`/`--author` as for `log`, `-- paths`.
-//! - `log`: as `rev-list`, plus `--format`/`--pretty` (`oneline`, `short`, `medium`,
-//!   `full`, `format:`, `tformat:`, placeholders `%H %h %T %t %P %p %s %f %b %B %n %%
-//!   %xNN` and `%a`/`%c` with `n N e E l L d D i I t s`; unknown placeholders are
-//!   printed as they are, as git does), `--oneline`, `--abbrev-commit`,
+//! - Diff output of `diff`, `log` and `show` (several forms at once, in git's order):
+//!   `-p`/`-u`/`--patch`, `--raw`, `--name-only`, `--name-status`, `--stat`,
+//!   `--stat=W[,N[,C]]`, `--stat-width=`, `--stat-name-width=`, `--stat-graph-width=`,
+//!   `--stat-count=`, `--numstat`, `--shortstat`, `--summary`, `--patch-with-stat`,
+//!   `--patch-with-raw`, `-s`/`--no-patch`; `-U[N]`/`--unified[=N]` (implies `-p`),
+//!   `--abbrev[=N]`, `--no-abbrev`, `--full-index`, `-z` (`diff` only), `-a`/`--text`,
+//!   `--src-prefix=`, `--dst-prefix=`, `--no-prefix`, `--default-prefix`,
+//!   `--diff-filter=` (`ADMRT`, lower case to exclude), `-M`, `--no-renames`, `-r`,
+//!   `--root`.
+//! - `log`: as `rev-list`, plus the diff output above, `--format`/`--pretty`
+//!   (`oneline`, `short`, `medium`, `full`, `fuller`, `raw`, `format:`, `tformat:`,
+//!   placeholders `%H %h %T %t %P %p %s %f %b %B %d %D %n %% %xNN` and `%a`/`%c` with
+//!   `n N e E l L d D i I t s`; unknown placeholders are printed as they are, as git
+//!   does), `--oneline`, `--abbrev-commit`, `--no-abbrev-commit`,
+//!   `--decorate[=short|full]`, `--no-decorate`,
 //!   `--date=default|iso|iso-strict|rfc|short|unix|raw`, `--grep` (basic regular
 //!   expressions as git, `-E`, `-F`, `-G`, `-i`, `--invert-grep`, `--all-match`),
-//!   `--name-only`, `--name-status`, `--stat`, `--numstat`, `--shortstat`, `-p` (no diff
-//!   for merges, as git without `-m`).
-//! - `show`: commits (header and patch against the parent), `REV:path`, blobs, with
-//!   `-s`/`--no-patch`, `--stat`, `--name-only`, `--name-status`, `--format`.
-//! - `merge-base A B`, `merge-base --is-ancestor A B`.
-//! - `diff`: `A..B`, `A...B`, `A B`, `A` (against the working tree), nothing (index
-//!   against the working tree), `--cached`/`--staged`, `--name-only`, `--name-status`,
-//!   `--stat`, `--numstat`, `--shortstat`, `--quiet`, `--exit-code`, `-U N`/`--unified=N`, `--no-renames`, `-M`,
-//!   `-- pathspec` (git's default pathspecs: prefixes and globs whose `*` crosses `/`,
-//!   `:!`/`:^`/`:(exclude)`, `:/`/`:(top)`); renames as git's default `diff.renames`.
+//!   merges' diffs: none by default, `-m`, `--diff-merges=off|first-parent|separate`,
+//!   `--first-parent` (against the first parent).
+//! - `show`: commits (header and diff against the parent; a merge's combined diff
+//!   only when it is empty, the common case, with `--stat`/`--summary` against the
+//!   first parent as git prints them), annotated tags (their header, then the
+//!   object), `REV:path`, blobs, with the options of `log`.
 //! - `status --porcelain` / `--short` / `-s` (with `-z`, `-uno`, pathspecs):
 //!   `.gitignore` files and `.git/info/exclude` apply.
 //! - `ls-files` (the index; `-z`, `-s`/`--stage`, `--cached`, pathspecs;
@@ -43,9 +50,17 @@
 //!
 //! Writing subcommands (`commit`, `checkout`, `add`, `reset`, `stash`, `config`, ...)
 //! are refused with a message saying the sandbox is read-only, status 129. Options git
-//! has and this crate does not (`log --graph`, `diff -w`, `-c key=value`, ...) are
-//! refused the same way, so an unrecognised option gives 129 where git itself would
-//! give 128 for some commands.
+//! has and this crate does not are refused the same way, so an unrecognised option
+//! gives 129 where git itself would give 128 for some commands. Among them, each
+//! refused by name: combined diffs (`-c`, `--cc`, `--diff-merges=combined`,
+//! `--remerge-diff`, `diff A B C`, and `show` of a merge whose combined diff is not
+//! empty), `-w`/`-b`/`--ignore-*` (whitespace-insensitive matching), `--relative`,
+//! `--dirstat*`, `--binary` patches of binary files, `--graph`, `-S`/`-G` (pickaxe),
+//! `--since`/`--until` and `%ar`/`%cr` (the clock), `%C`, `%G`, `%<`/`%>`/`%w`,
+//! `--pretty=email|mboxrd|reference`, `-z` for `log`/`show`, a `--diff-filter` of
+//! exclusions only in `log`/`show` (git then shows no commit at all), `show` of a
+//! tree, `-c key=value`, and the plumbing commands (`diff-tree`, `whatchanged`,
+//! `format-patch`, ...).
 //!
 //! Deliberate differences from git:
 //! - Renames follow git's diffcore-rename for plain rename detection: identical
@@ -83,9 +98,12 @@ mod grep;
 mod log;
 mod odb;
 mod pathspec;
+mod pretty;
 mod refs;
+mod rename;
 mod repo;
 mod revs;
+mod stat;
 mod status;
 
 pub use odb::MAX_PACK_SIZE;
@@ -512,6 +530,7 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
     let mut cached = false;
     let mut exit_code = false;
     let mut quiet = false;
+    let mut reverse = false;
     let mut names = Vec::new();
     let mut paths = Vec::new();
     let mut a = Args::new(args);
@@ -524,23 +543,12 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
             names.push(arg);
             continue;
         }
-        if let Some(v) = a.value(&arg, "-U", "--unified")? {
-            opts.context = v.parse().map_err(|_| Error::Fatal(format!("invalid context length: {v}")))?;
-            continue;
-        }
         match arg.as_str() {
             "--cached" | "--staged" => cached = true,
-            "--name-only" => opts.output = diff::Output::NameOnly,
-            "--name-status" => opts.output = diff::Output::NameStatus,
-            "--stat" => opts.output = diff::Output::Stat,
-            "--numstat" => opts.output = diff::Output::NumStat,
-            "--shortstat" => opts.output = diff::Output::ShortStat,
-            "-p" | "-u" | "--patch" => opts.output = diff::Output::Patch,
             "--exit-code" => exit_code = true,
             "--quiet" => quiet = true,
-            "--no-renames" => opts.renames = false,
-            "-M" | "--find-renames" => opts.renames = true,
-            "--no-color" | "--color=never" | "--no-ext-diff" | "--no-textconv" => {}
+            "-R" => reverse = true,
+            _ if opts.parse(&arg, &mut a)? => {}
             _ => return Err(Error::Unsupported(format!("option '{arg}' of git diff"))),
         }
     }
@@ -596,18 +604,28 @@ fn diff_command(args: &[String], repo: &repo::Repo, out: &mut Vec<u8>) -> Result
         }
         _ => unreachable!("at most two sides"),
     };
+    let (old, new) = if reverse { (new, old) } else { (old, new) };
+    if reverse {
+        std::mem::swap(&mut opts.src_prefix, &mut opts.dst_prefix);
+    }
+    opts.finish()?;
     let pathspec = pathspec::Pathspec::new(&paths, &repo.prefix)?;
-    let changes = diff::changes(
+    let changes = opts.filtered(diff::changes(
         repo,
         diff::side_files(repo, old, &pathspec)?,
         diff::side_files(repo, new, &pathspec)?,
         opts.renames,
-    )?;
+    )?);
+    if opts.forms == 0 {
+        opts.forms = diff::form::PATCH;
+    }
     if quiet {
-        opts.output = diff::Output::None;
+        opts.forms = diff::form::NO_OUTPUT;
     }
     diff::print(repo, &changes, &opts, out)?;
-    Ok(if (exit_code || quiet) && !changes.is_empty() { 1 } else { 0 })
+    // git finds no changes to report when it printed only `--summary`.
+    let found = !changes.is_empty() && opts.forms != diff::form::SUMMARY;
+    Ok(if (exit_code || quiet) && found { 1 } else { 0 })
 }
 
 fn ls_files(args: &[String], repo: &repo::Repo, ctx: &Ctx, out: &mut Vec<u8>) -> Result<i32, Error> {

@@ -1,82 +1,30 @@
-//! `git log`, `git rev-list` and `git show`: walking commits and printing them in git's
-//! formats (`medium`, `oneline`, `short`, `full`, `format:`/`tformat:` placeholders).
+//! `git log`, `git rev-list` and `git show`: choosing commits (ranges, history
+//! simplification by pathspec, `--diff-filter`, limits) and printing each as git's
+//! `log_tree_commit` does: the header (see `pretty.rs`), then its diffs, one per parent
+//! with `-m`.
 
-use crate::diff::{self, Side};
+use crate::diff::{self, Abbrev, Side, form};
 use crate::pathspec::Pathspec;
-use crate::repo::{Commit, Repo, Signature};
+use crate::pretty::{DateFormat, Decorate, Decorations, Format, Pretty, format_commit, parse_format};
+use crate::repo::{Commit, Repo};
 use crate::revs::{self, RevSet, Walk};
 use crate::{Args, Error};
 use gix::ObjectId;
 use std::fmt::Write as _;
 
-/// How commits are printed.
-#[derive(Debug, Clone)]
-pub enum Format {
-    Medium,
-    Short,
-    Full,
-    Oneline,
-    /// A user format; `terminator` is tformat's newline after every entry (format: puts
-    /// it between entries).
-    User {
-        template: String,
-        terminator: bool,
-    },
-}
-
-/// Date formats of `--date`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DateFormat {
-    Default,
-    Iso,
-    IsoStrict,
-    Rfc,
-    Short,
-    Unix,
-    Raw,
-}
-
-impl DateFormat {
-    fn parse(s: &str) -> Result<DateFormat, Error> {
-        Ok(match s {
-            "default" => DateFormat::Default,
-            "iso" | "iso8601" => DateFormat::Iso,
-            "iso-strict" | "iso8601-strict" => DateFormat::IsoStrict,
-            "rfc" | "rfc2822" => DateFormat::Rfc,
-            "short" => DateFormat::Short,
-            "unix" => DateFormat::Unix,
-            "raw" => DateFormat::Raw,
-            other => return Err(Error::Unsupported(format!("--date={other}"))),
-        })
-    }
-}
-
-/// A `--format`/`--pretty` value.
-fn parse_format(v: &str) -> Result<Format, Error> {
-    Ok(match v {
-        "" | "medium" => Format::Medium,
-        "short" => Format::Short,
-        "full" => Format::Full,
-        "oneline" => Format::Oneline,
-        _ => {
-            if let Some(t) = v.strip_prefix("format:") {
-                Format::User { template: t.to_string(), terminator: false }
-            } else if let Some(t) = v.strip_prefix("tformat:") {
-                Format::User { template: t.to_string(), terminator: true }
-            } else if v.contains('%') {
-                Format::User { template: v.to_string(), terminator: true }
-            } else {
-                return Err(Error::Fatal(format!("invalid --pretty format: {v}")));
-            }
-        }
-    })
-}
-
 /// What `log`, `rev-list` and `show` share: the commits chosen and how they print.
 struct LogOptions {
-    format: Format,
-    date: DateFormat,
-    abbrev_commit: bool,
+    pretty: Pretty,
+    /// `-m`/`--diff-merges`: how a merge's diff is shown.
+    merge_diff: MergeDiff,
+    /// `-m` or `--diff-merges` given.
+    merges_given: bool,
+    /// `--diff-merges=X`: merges get a patch when no output form was asked for.
+    merges_imply_patch: bool,
+    /// git's `simplify_history`, which `-m` and `--diff-merges` turn off for good.
+    simplify: bool,
+    /// `-r`/`-t`: git's `revs->diff`, every commit diffed even without an output form.
+    recursive: bool,
     max_count: Option<usize>,
     skip: usize,
     greps: Vec<String>,
@@ -85,16 +33,28 @@ struct LogOptions {
     ignore_case: bool,
     invert_grep: bool,
     all_match: bool,
-    merges: Option<bool>,
+    /// `--merges` and `--no-merges`, each a bound on the number of parents; both
+    /// together select nothing, as in git.
+    min_parents: usize,
+    max_parents: Option<usize>,
     first_parent: bool,
     reverse: bool,
     all: bool,
     count: bool,
     diff: diff::Options,
-    /// `--name-only`/`--stat`/`-p` given (log prints no diff without one).
-    diff_given: bool,
     revs: Vec<String>,
     paths: Vec<String>,
+}
+
+/// What a merge's diff is: none (`log`'s default), against each parent (`-m`), against
+/// the first parent (`--first-parent`'s default), or git's combined form (`show`'s
+/// default; only its empty case is printed here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MergeDiff {
+    Off,
+    Separate,
+    FirstParent,
+    Combined,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,9 +73,20 @@ enum Command {
 
 fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
     let mut o = LogOptions {
-        format: Format::Medium,
-        date: DateFormat::Default,
-        abbrev_commit: false,
+        pretty: Pretty {
+            format: Format::Medium,
+            date: DateFormat::Default,
+            abbrev_commit: false,
+            abbrev_commit_given: false,
+            abbrev: Abbrev::Default,
+            decorate: Decorate::No,
+            names: None,
+        },
+        merges_given: false,
+        merges_imply_patch: false,
+        simplify: true,
+        recursive: false,
+        merge_diff: if cmd == Command::Show { MergeDiff::Combined } else { MergeDiff::Off },
         max_count: None,
         skip: 0,
         greps: Vec::new(),
@@ -124,13 +95,13 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         ignore_case: false,
         invert_grep: false,
         all_match: false,
-        merges: None,
+        min_parents: 0,
+        max_parents: None,
         first_parent: false,
         reverse: false,
         all: false,
         count: false,
-        diff: diff::Options { output: diff::Output::Patch, ..Default::default() },
-        diff_given: false,
+        diff: diff::Options::default(),
         revs: Vec::new(),
         paths: Vec::new(),
     };
@@ -158,18 +129,20 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         } else if let Some(v) = a.value_only_eq(&arg, "--skip")? {
             o.skip = parse_number(&v, &arg)?;
         } else if let Some(v) = a.value_only_eq(&arg, "--format")? {
-            o.format = parse_format(&v)?;
+            o.pretty.format =
+                if v.is_empty() { Format::User { template: v, terminator: true } } else { parse_format(&v)? };
         } else if let Some(v) = a.value_only_eq(&arg, "--pretty")? {
-            o.format = parse_format(&v)?;
+            o.pretty.format = parse_format(&v)?;
         } else if arg == "--pretty" {
-            o.format = Format::Medium;
+            o.pretty.format = Format::Medium;
         } else if arg == "--oneline" {
-            o.format = Format::Oneline;
-            o.abbrev_commit = true;
+            o.pretty.format = Format::Oneline;
+            o.pretty.abbrev_commit = true;
         } else if arg == "--abbrev-commit" {
-            o.abbrev_commit = true;
+            o.pretty.abbrev_commit = true;
+            o.pretty.abbrev_commit_given = true;
         } else if arg == "--no-abbrev-commit" {
-            o.abbrev_commit = false;
+            o.pretty.abbrev_commit = false;
         } else if let Some(v) = a.value(&arg, "", "--grep")? {
             o.greps.push(v);
         } else if let Some(v) = a.value(&arg, "", "--author")? {
@@ -187,51 +160,60 @@ fn parse(args: &[String], cmd: Command) -> Result<LogOptions, Error> {
         } else if arg == "--all-match" {
             o.all_match = true;
         } else if arg == "--no-merges" {
-            o.merges = Some(false);
+            o.max_parents = Some(1);
         } else if arg == "--merges" {
-            o.merges = Some(true);
+            o.min_parents = 2;
         } else if arg == "--first-parent" {
             o.first_parent = true;
         } else if arg == "--reverse" {
-            o.reverse = true;
+            o.reverse = !o.reverse;
         } else if arg == "--all" {
+            // Where it stands among the revisions decides the walk's order of ties.
             o.all = true;
+            o.revs.push(ALL.into());
         } else if arg == "--count" && cmd == Command::RevList {
             o.count = true;
         } else if let Some(v) = a.value_only_eq(&arg, "--date")? {
-            o.date = DateFormat::parse(&v)?;
-        } else if arg == "--name-only" && cmd != Command::RevList {
-            o.diff.output = diff::Output::NameOnly;
-            o.diff_given = true;
-        } else if arg == "--name-status" && cmd != Command::RevList {
-            o.diff.output = diff::Output::NameStatus;
-            o.diff_given = true;
-        } else if arg == "--stat" && cmd != Command::RevList {
-            o.diff.output = diff::Output::Stat;
-            o.diff_given = true;
-        } else if arg == "--numstat" && cmd != Command::RevList {
-            o.diff.output = diff::Output::NumStat;
-            o.diff_given = true;
-        } else if arg == "--shortstat" && cmd != Command::RevList {
-            o.diff.output = diff::Output::ShortStat;
-            o.diff_given = true;
-        } else if (arg == "-p" || arg == "--patch" || arg == "-u") && cmd != Command::RevList {
-            o.diff.output = diff::Output::Patch;
-            o.diff_given = true;
-        } else if (arg == "-s" || arg == "--no-patch") && cmd != Command::RevList {
-            o.diff.output = diff::Output::None;
-            o.diff_given = true;
-        } else if arg == "--no-renames" {
-            o.diff.renames = false;
+            o.pretty.date = DateFormat::parse(&v)?;
+        } else if arg == "-m" && cmd != Command::RevList {
+            o.merge_diff = MergeDiff::Separate;
+            o.merges_given = true;
+            o.merges_imply_patch = false;
+            o.simplify = false;
+        } else if let Some(v) = a.value_only_eq(&arg, "--diff-merges")? {
+            o.merges_given = true;
+            o.merges_imply_patch = !matches!(v.as_str(), "off" | "none");
+            o.simplify &= !o.merges_imply_patch;
+            o.merge_diff = match v.as_str() {
+                "off" | "none" => MergeDiff::Off,
+                "first-parent" | "1" => MergeDiff::FirstParent,
+                "separate" | "m" | "on" => MergeDiff::Separate,
+                _ => return Err(Error::Unsupported(format!("--diff-merges={v} (combined diffs)"))),
+            };
+        } else if matches!(arg.as_str(), "-c" | "--cc" | "--combined-all-paths" | "--remerge-diff") {
+            return Err(Error::Unsupported(format!("option '{arg}' of git {name} (combined diffs)")));
+        } else if arg == "--no-abbrev" {
+            o.pretty.abbrev = Abbrev::Full;
+            o.diff.abbrev = Abbrev::Full;
+        } else if let Some(v) = arg.strip_prefix("--abbrev=") {
+            let n: usize = v.parse().map_err(|_| Error::Fatal(format!("bad --abbrev value: {v}")))?;
+            let how = if n == 0 { Abbrev::Full } else { Abbrev::Len(n.clamp(4, 40)) };
+            o.pretty.abbrev = how;
+            o.diff.abbrev = how;
+        } else if arg == "--decorate" || arg == "--decorate=short" || arg == "--decorate=auto" {
+            o.pretty.decorate = Decorate::Short;
+        } else if arg == "--decorate=full" {
+            o.pretty.decorate = Decorate::Full;
+        } else if arg == "--no-decorate" || arg == "--decorate=no" {
+            o.pretty.decorate = Decorate::No;
+        } else if (arg == "-r" || arg == "-t") && cmd != Command::RevList {
+            o.recursive = true;
+        } else if arg == "-z" {
+            return Err(Error::Unsupported(format!("option '-z' of git {name}")));
+        } else if cmd != Command::RevList && o.diff.parse(&arg, &mut a)? {
         } else if matches!(
             arg.as_str(),
-            "--no-color"
-                | "--color=never"
-                | "--no-decorate"
-                | "--decorate=no"
-                | "--no-ext-diff"
-                | "--no-textconv"
-                | "--no-mailmap"
+            "--no-color" | "--color=never" | "--no-ext-diff" | "--no-textconv" | "--no-mailmap"
         ) {
             // What the sandbox never does anyway: colour, decorations, external tools.
         } else {
@@ -245,6 +227,9 @@ fn parse_number(v: &str, arg: &str) -> Result<usize, Error> {
     v.parse().map_err(|_| Error::Fatal(format!("'{v}': not an integer (in '{arg}')")))
 }
 
+/// `--all` among the revisions (no revision can be named so).
+const ALL: &str = "\0--all";
+
 /// Splits `revs` into revisions and paths the way git does without `--`: a name that is
 /// no revision must be an existing path, and then it and the rest are paths.
 fn collect_revs(repo: &Repo, o: &mut LogOptions) -> Result<RevSet, Error> {
@@ -254,6 +239,17 @@ fn collect_revs(repo: &Repo, o: &mut LogOptions) -> Result<RevSet, Error> {
     for (i, name) in names.iter().enumerate() {
         if !paths.is_empty() {
             paths.push(name.clone());
+            continue;
+        }
+        if name == ALL {
+            for (_, id) in repo.refs.all() {
+                if let Ok(c) = repo.commit(id) {
+                    set.include.push(c.id);
+                }
+            }
+            if let Some(id) = repo.head_id() {
+                set.include.push(id);
+            }
             continue;
         }
         if set.add(repo, name)? {
@@ -266,16 +262,6 @@ fn collect_revs(repo: &Repo, o: &mut LogOptions) -> Result<RevSet, Error> {
         return Err(revs::unknown_revision(name));
     }
     o.paths.splice(0..0, paths);
-    if o.all {
-        for (_, id) in repo.refs.all() {
-            if let Ok(c) = repo.commit(id) {
-                set.include.push(c.id);
-            }
-        }
-        if let Some(id) = repo.head_id() {
-            set.include.push(id);
-        }
-    }
     Ok(set)
 }
 
@@ -348,6 +334,45 @@ impl Filter {
     }
 }
 
+/// Whether a commit changes nothing under the pathspec against one of `parents`, as
+/// git's history simplification asks.
+enum Treesame {
+    /// A root commit: whether it has nothing under the pathspec.
+    Root(bool),
+    /// The first parent it is the same as (simplification follows only that one).
+    To(ObjectId),
+    /// Without simplification: a merge the same as every parent.
+    All,
+    No,
+}
+
+/// `simplify` is git's `simplify_history`, which diffs of merges (`-m`,
+/// `--diff-merges`) turn off: then a merge is left out only when it is the same as
+/// every parent, and all its parents are followed.
+fn treesame(
+    repo: &Repo,
+    c: &Commit,
+    parents: &[ObjectId],
+    pathspec: &Pathspec,
+    simplify: bool,
+) -> Result<Treesame, Error> {
+    let mine = diff::side_files(repo, Side::Tree(c.tree), pathspec)?;
+    if parents.is_empty() {
+        return Ok(Treesame::Root(mine.is_empty()));
+    }
+    let mut same = 0;
+    for p in parents {
+        let theirs = diff::side_files(repo, Side::Tree(repo.commit(*p)?.tree), pathspec)?;
+        if diff::changes(repo, theirs, mine.clone(), false)?.is_empty() {
+            if simplify || parents.len() == 1 {
+                return Ok(Treesame::To(*p));
+            }
+            same += 1;
+        }
+    }
+    Ok(if same == parents.len() { Treesame::All } else { Treesame::No })
+}
+
 /// The commits `o` selects, in output order.
 fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Result<Vec<std::rc::Rc<Commit>>, Error> {
     let filter = Filter::new(o)?;
@@ -355,6 +380,7 @@ fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Res
     let mut out = Vec::new();
     let mut skipped = 0;
     let first_parent = o.first_parent;
+    let simplify = o.simplifies();
     let mut shown: std::collections::HashMap<ObjectId, bool> = Default::default();
     loop {
         let mut follow = |c: &Commit| -> Result<Vec<ObjectId>, Error> {
@@ -367,35 +393,41 @@ fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Res
             // History simplification: a commit is shown when it changes the paths
             // against every parent; a parent it is the same as (TREESAME) is the only
             // one followed.
-            let mine = diff::side_files(repo, Side::Tree(c.tree), pathspec)?;
-            if parents.is_empty() {
-                shown.insert(c.id, !mine.is_empty());
-                return Ok(parents);
-            }
-            for p in &parents {
-                let theirs = diff::side_files(repo, Side::Tree(repo.commit(*p)?.tree), pathspec)?;
-                if diff::changes(repo, theirs, mine.clone(), false)?.is_empty() {
+            match treesame(repo, c, &parents, pathspec, simplify)? {
+                Treesame::Root(same) => {
+                    shown.insert(c.id, !same);
+                    Ok(parents)
+                }
+                Treesame::To(p) => {
                     shown.insert(c.id, false);
-                    return Ok(vec![*p]);
+                    Ok(vec![p])
+                }
+                Treesame::All => {
+                    shown.insert(c.id, false);
+                    Ok(parents)
+                }
+                Treesame::No => {
+                    shown.insert(c.id, true);
+                    Ok(parents)
                 }
             }
-            shown.insert(c.id, true);
-            Ok(parents)
         };
         let Some(c) = walk.next_with(&mut follow)? else { break };
         if !shown.get(&c.id).copied().unwrap_or(true) {
             continue;
         }
-        match o.merges {
-            Some(true) if c.parents.len() < 2 => continue,
-            Some(false) if c.parents.len() > 1 => continue,
-            _ => {}
+        if c.parents.len() < o.min_parents || o.max_parents.is_some_and(|m| c.parents.len() > m) {
+            continue;
         }
         if !filter.selects(&c) {
             continue;
         }
         if skipped < o.skip {
             skipped += 1;
+            continue;
+        }
+        if !o.reverse && !diff_filter_keeps(repo, o, &c, pathspec)? {
+            // `--diff-filter` leaves no change: not shown, not counted (but skipped).
             continue;
         }
         if !o.reverse && o.max_count.is_some_and(|n| out.len() >= n) {
@@ -408,28 +440,68 @@ fn select(repo: &Repo, o: &LogOptions, set: &RevSet, pathspec: &Pathspec) -> Res
             out.truncate(n);
         }
         out.reverse();
+        // With `--reverse`, git counts the commits before `--diff-filter` hides some.
+        let mut kept = Vec::new();
+        for c in out {
+            if diff_filter_keeps(repo, o, &c, pathspec)? {
+                kept.push(c);
+            }
+        }
+        out = kept;
     }
     Ok(out)
 }
 
+/// Whether `--diff-filter` (when given) leaves a change in one of the commit's diffs.
+fn diff_filter_keeps(repo: &Repo, o: &LogOptions, c: &Commit, pathspec: &Pathspec) -> Result<bool, Error> {
+    if o.diff.filter.is_none() {
+        return Ok(true);
+    }
+    Ok(commit_diffs(repo, o, c, pathspec)?.is_none_or(|d| d.iter().any(|(_, ch, _)| !ch.is_empty())))
+}
+
 pub fn log(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Error> {
     let mut o = parse(args, Command::Log)?;
-    if !o.diff_given {
-        o.diff.output = diff::Output::None;
-    }
     let mut set = collect_revs(repo, &mut o)?;
     if set.include.is_empty() && !o.all {
         set.include.push(repo.head_id().ok_or_else(|| no_commits(repo))?);
     }
+    finish(repo, &mut o)?;
     let pathspec = Pathspec::new(&o.paths, &repo.prefix)?;
     let commits = select(repo, &o, &set, &pathspec)?;
-    print_commits(repo, &o, &commits, &pathspec, out)?;
+    let mut shown = false;
+    for c in &commits {
+        show_one(repo, &o, c, &pathspec, &mut shown, out)?;
+    }
     Ok(0)
+}
+
+/// What the options imply once all are read: `--first-parent` shows merges' diffs
+/// against their first parent (unless `--diff-merges` said otherwise), and ref names
+/// are loaded when something prints them.
+fn finish(repo: &Repo, o: &mut LogOptions) -> Result<(), Error> {
+    o.diff.finish()?;
+    if o.diff.filter.as_ref().is_some_and(|f| !f.chars().any(|c| c.is_ascii_uppercase())) {
+        // git's log then selects no commit at all, while `diff` filters as asked.
+        return Err(Error::Unsupported("a --diff-filter of exclusions only in git log/show".into()));
+    }
+    if o.first_parent && matches!(o.merge_diff, MergeDiff::Off | MergeDiff::Separate) && !o.merges_given {
+        o.merge_diff = MergeDiff::FirstParent;
+    }
+    if o.first_parent && o.merge_diff == MergeDiff::Separate {
+        o.merge_diff = MergeDiff::FirstParent;
+    }
+    let placeholder =
+        matches!(&o.pretty.format, Format::User { template, .. } if template.contains("%d") || template.contains("%D"));
+    if o.pretty.decorate != Decorate::No || placeholder {
+        o.pretty.names = Some(Decorations::load(repo));
+    }
+    Ok(())
 }
 
 pub fn rev_list(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Error> {
     let mut o = parse(args, Command::RevList)?;
-    if !matches!(o.format, Format::Medium) {
+    if !matches!(o.pretty.format, Format::Medium) {
         return Err(Error::Unsupported("--format/--pretty of git rev-list".into()));
     }
     let set = collect_revs(repo, &mut o)?;
@@ -450,8 +522,13 @@ pub fn rev_list(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, 
 
 pub fn show(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Error> {
     let mut o = parse(args, Command::Show)?;
+    if o.diff.forms == 0 {
+        o.diff.forms = form::PATCH;
+    }
+    finish(repo, &mut o)?;
     let names = if o.revs.is_empty() { vec!["HEAD".to_string()] } else { std::mem::take(&mut o.revs) };
-    let mut first = true;
+    let pathspec = Pathspec::new(&o.paths, &repo.prefix)?;
+    let mut shown = false;
     for name in names {
         if let Some((rev, path)) = name.split_once(':') {
             // `REV:path`: the blob as it is.
@@ -470,328 +547,259 @@ pub fn show(args: &[String], repo: &Repo, out: &mut Vec<u8>) -> Result<i32, Erro
             out.extend_from_slice(&data);
             continue;
         }
-        let id = revs::resolve(repo, &name).ok_or_else(|| revs::unknown_revision(&name))?;
-        let (kind, _) = repo.object(id)?;
-        if kind == gix::object::Kind::Tag {
-            return Err(Error::Unsupported("git show of an annotated tag (its tag header); use TAG^{commit}".into()));
+        let mut id = revs::resolve(repo, &name).ok_or_else(|| revs::unknown_revision(&name))?;
+        let (mut kind, mut data) = repo.object(id)?;
+        while kind == gix::object::Kind::Tag {
+            // The tag's header and message, then what it names.
+            let (target, text) = tag_text(&data, &o.pretty)?;
+            if shown {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(&text);
+            shown = true;
+            id = target;
+            (kind, data) = repo.object(id)?;
         }
         if kind == gix::object::Kind::Blob {
-            let (_, data) = repo.object(id)?;
             out.extend_from_slice(&data);
             continue;
         }
+        if kind == gix::object::Kind::Tree {
+            return Err(Error::Unsupported("git show of a tree".into()));
+        }
         let commit = repo.commit(id)?;
-        if commit.parents.len() > 1 && !matches!(o.diff.output, diff::Output::None) {
-            return Err(Error::Unsupported("git show of a merge commit (combined diff); add -s".into()));
+        if !pathspec.is_empty()
+            && !matches!(
+                treesame(repo, &commit, &commit.parents, &pathspec, o.simplifies())?,
+                Treesame::No | Treesame::Root(false)
+            )
+        {
+            // What the pathspec leaves no change in is not shown.
+            continue;
         }
-        if !first && !matches!(o.format, Format::Oneline | Format::User { .. }) {
-            out.push(b'\n');
-        }
-        first = false;
-        show_one(repo, &o, &commit, &Pathspec::new(&o.paths, &repo.prefix)?, out)?;
+        show_one(repo, &o, &commit, &pathspec, &mut shown, out)?;
     }
     Ok(0)
 }
 
-fn print_commits(
-    repo: &Repo,
-    o: &LogOptions,
-    commits: &[std::rc::Rc<Commit>],
-    pathspec: &Pathspec,
-    out: &mut Vec<u8>,
-) -> Result<(), Error> {
-    for (i, c) in commits.iter().enumerate() {
-        if i > 0 {
-            match &o.format {
-                Format::Oneline | Format::User { terminator: true, .. } => {}
-                Format::User { terminator: false, .. } => out.push(b'\n'),
-                _ => out.push(b'\n'),
-            }
+/// An annotated tag as `show` prints it: `tag NAME`, the tagger and date, the message;
+/// and the object it names.
+fn tag_text(data: &[u8], p: &Pretty) -> Result<(ObjectId, Vec<u8>), Error> {
+    let text = String::from_utf8_lossy(data);
+    let (head, message) = text.split_once("\n\n").unwrap_or((&text, ""));
+    let mut target = None;
+    let mut out = Vec::new();
+    let mut tagger = None;
+    let mut name = "";
+    for line in head.lines() {
+        if let Some(v) = line.strip_prefix("object ") {
+            target = ObjectId::from_hex(v.as_bytes()).ok();
+        } else if let Some(v) = line.strip_prefix("tag ") {
+            name = v;
+        } else if let Some(v) = line.strip_prefix("tagger ") {
+            tagger = Some(crate::repo::parse_signature(v.as_bytes()));
         }
-        show_one(repo, o, c, pathspec, out)?;
     }
-    Ok(())
+    let target = target.ok_or_else(|| Error::Fatal("a tag without an object".into()))?;
+    let _ = writeln!(Sink(&mut out), "tag {name}");
+    // The tagger as the format prints a commit's author: with the date in `medium`
+    // and `fuller`, none in `oneline`.
+    if let Some(t) = tagger.filter(|_| !matches!(p.format, Format::Oneline)) {
+        let fuller = matches!(p.format, Format::Fuller);
+        out.extend_from_slice(if fuller { b"Tagger:     " } else { b"Tagger: " });
+        out.extend_from_slice(&t.name);
+        out.extend_from_slice(b" <");
+        out.extend_from_slice(&t.email);
+        out.extend_from_slice(b">\n");
+        match p.format {
+            Format::Medium => {
+                let _ = writeln!(Sink(&mut out), "Date:   {}", crate::pretty::date(&t, p.date));
+            }
+            Format::Fuller => {
+                let _ = writeln!(Sink(&mut out), "TaggerDate: {}", crate::pretty::date(&t, p.date));
+            }
+            _ => {}
+        }
+    }
+    out.push(b'\n');
+    out.extend_from_slice(message.as_bytes());
+    if !message.is_empty() && !message.ends_with('\n') {
+        out.push(b'\n');
+    }
+    Ok((target, out))
 }
 
-/// One commit: its header in the chosen format, then its diff against its first parent.
-fn show_one(repo: &Repo, o: &LogOptions, c: &Commit, pathspec: &Pathspec, out: &mut Vec<u8>) -> Result<(), Error> {
-    let header = format_commit(repo, o, c)?;
-    out.extend_from_slice(&header);
-    // A merge has no diff in `log` (git needs `-m`, `-c` or `--cc` for one).
-    if matches!(o.diff.output, diff::Output::None) || c.parents.len() > 1 {
-        return Ok(());
+impl LogOptions {
+    /// git's `simplify_history`: on unless diffs of merges were asked for.
+    fn simplifies(&self) -> bool {
+        self.simplify
     }
-    let old = match c.parents.first() {
-        Some(p) => diff::side_files(repo, Side::Tree(repo.commit(*p)?.tree), pathspec)?,
+}
+
+/// The changes from `old` (None: the empty tree) to `new` under `pathspec`.
+fn tree_changes(
+    repo: &Repo,
+    old: Option<ObjectId>,
+    new: ObjectId,
+    pathspec: &Pathspec,
+    o: &diff::Options,
+) -> Result<Vec<diff::Change>, Error> {
+    let old = match old {
+        Some(p) => diff::side_files(repo, Side::Tree(repo.commit(p)?.tree), pathspec)?,
         None => Default::default(),
     };
-    let new = diff::side_files(repo, Side::Tree(c.tree), pathspec)?;
-    let changes = diff::changes(repo, old, new, o.diff.renames)?;
-    let mut body = Vec::new();
-    diff::print(repo, &changes, &o.diff, &mut body)?;
-    if body.is_empty() {
+    let new = diff::side_files(repo, Side::Tree(new), pathspec)?;
+    Ok(o.filtered(diff::changes(repo, old, new, o.renames)?))
+}
+
+/// The diffs a commit is shown with: (the parent named in the header, the changes,
+/// how they print); None for a merge's combined diff, which the caller prints.
+/// git's `always_show_header` is off with `--diff-filter`: then a commit is shown
+/// only when one of these has changes the filter keeps.
+#[allow(clippy::type_complexity, reason = "a list of triples, used once")]
+fn commit_diffs(
+    repo: &Repo,
+    o: &LogOptions,
+    c: &Commit,
+    pathspec: &Pathspec,
+) -> Result<Option<Vec<(Option<ObjectId>, Vec<diff::Change>, diff::Options)>>, Error> {
+    let mut diffs = Vec::new();
+    let mut d = o.diff.clone();
+    // `--diff-merges` makes merges' diffs patches when no form was asked for; other
+    // commits have a diff then only when `--diff-filter` or `-r` asks for one.
+    if d.forms == 0 && o.merges_imply_patch && (c.parents.len() > 1 || o.diff.filter.is_some() || o.recursive) {
+        d.forms = form::PATCH;
+    }
+    let d = &d;
+    // git's `revs->diff`: a real output form, `--diff-filter` or `-r`; `-s` alone
+    // computes no diff (and shows a merge once, whatever `-m` says), except for the
+    // merges `--diff-merges` asks diffs of.
+    let merge_patch = o.merges_imply_patch && c.parents.len() > 1;
+    if d.forms & !form::NO_OUTPUT == 0 && o.diff.filter.is_none() && !o.recursive && !merge_patch {
+        return Ok(Some(diffs));
+    }
+    match (c.parents.as_slice(), o.merge_diff) {
+        ([], _) => diffs.push((None, tree_changes(repo, None, c.tree, pathspec, d)?, d.clone())),
+        ([p], _) | ([p, ..], MergeDiff::FirstParent) => {
+            diffs.push((None, tree_changes(repo, Some(*p), c.tree, pathspec, d)?, d.clone()))
+        }
+        (_, MergeDiff::Off) => {}
+        (parents, MergeDiff::Separate) => {
+            for p in parents {
+                diffs.push((Some(*p), tree_changes(repo, Some(*p), c.tree, pathspec, d)?, d.clone()));
+            }
+        }
+        (parents, MergeDiff::Combined) => {
+            combined_is_empty(repo, c, parents, pathspec)?;
+            return Ok(None);
+        }
+    }
+    Ok(Some(diffs))
+}
+
+/// One commit as `log` and `show` print it (git's `log_tree_commit`): for each diff
+/// shown (one per parent with `-m`), the header, then the diff; the header alone when
+/// no diff has changes.
+fn show_one(
+    repo: &Repo,
+    o: &LogOptions,
+    c: &Commit,
+    pathspec: &Pathspec,
+    shown: &mut bool,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let always_header = o.diff.filter.is_none();
+    let Some(diffs) = commit_diffs(repo, o, c, pathspec)? else {
+        // A merge's combined diff, empty (or refused): git shows the header, a blank
+        // line, the statistics and summary against the first parent.
+        let d = &o.diff;
+        header(repo, o, c, None, shown, out)?;
+        let user_empty = matches!(&o.pretty.format, Format::User { template, .. } if template.is_empty());
+        if d.forms & form::NO_OUTPUT == 0 && !user_empty {
+            out.push(b'\n');
+        }
+        let mut stat_only = d.clone();
+        stat_only.forms &= form::NUMSTAT | form::STAT | form::SHORTSTAT | form::SUMMARY;
+        let changes = tree_changes(repo, Some(c.parents[0]), c.tree, pathspec, d)?;
+        diff::print(repo, &changes, &stat_only, out)?;
         return Ok(());
-    }
-    match &o.format {
-        Format::Oneline => {}
-        Format::User { terminator: false, .. } => out.extend_from_slice(b"\n\n"),
-        _ => out.push(b'\n'),
-    }
-    out.extend_from_slice(&body);
-    Ok(())
-}
-
-/// The subject (first paragraph, lines joined by spaces) and the body (the rest, from
-/// its first non-blank line).
-fn subject_body(message: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let lines: Vec<&[u8]> = message.split(|b| *b == b'\n').collect();
-    let mut i = 0;
-    while i < lines.len() && is_blank(lines[i]) {
-        i += 1;
-    }
-    let mut subject = Vec::new();
-    while i < lines.len() && !is_blank(lines[i]) {
-        if !subject.is_empty() {
-            subject.push(b' ');
-        }
-        subject.extend_from_slice(trim_end(lines[i]));
-        i += 1;
-    }
-    while i < lines.len() && is_blank(lines[i]) {
-        i += 1;
-    }
-    let body = if i < lines.len() { lines[i..].join(&b'\n') } else { Vec::new() };
-    (subject, body)
-}
-
-fn is_blank(l: &[u8]) -> bool {
-    l.iter().all(|b| b.is_ascii_whitespace())
-}
-
-fn trim_end(l: &[u8]) -> &[u8] {
-    let mut l = l;
-    while let Some((last, rest)) = l.split_last() {
-        if last.is_ascii_whitespace() {
-            l = rest;
-        } else {
-            break;
-        }
-    }
-    l
-}
-
-fn format_commit(repo: &Repo, o: &LogOptions, c: &Commit) -> Result<Vec<u8>, Error> {
-    let mut s = Vec::new();
-    let id = if o.abbrev_commit { repo.abbrev(c.id) } else { c.id.to_string() };
-    let (subject, _) = subject_body(&c.message);
-    match &o.format {
-        Format::Oneline => {
-            s.extend_from_slice(id.as_bytes());
-            s.push(b' ');
-            s.extend_from_slice(&subject);
-            s.push(b'\n');
-        }
-        Format::User { template, terminator } => {
-            expand(repo, o, c, template, &mut s)?;
-            if *terminator {
-                s.push(b'\n');
-            }
-        }
-        Format::Medium | Format::Short | Format::Full => {
-            let _ = writeln!(Sink(&mut s), "commit {id}");
-            if c.parents.len() > 1 {
-                let parents: Vec<String> = c.parents.iter().map(|p| repo.abbrev(*p)).collect();
-                let _ = writeln!(Sink(&mut s), "Merge: {}", parents.join(" "));
-            }
-            s.extend_from_slice(b"Author: ");
-            person(&c.author, &mut s);
-            s.push(b'\n');
-            match o.format {
-                Format::Medium => {
-                    let _ = writeln!(Sink(&mut s), "Date:   {}", date(&c.author, o.date));
-                }
-                Format::Full => {
-                    s.extend_from_slice(b"Commit: ");
-                    person(&c.committer, &mut s);
-                    s.push(b'\n');
-                }
-                _ => {}
-            }
-            s.push(b'\n');
-            let lines: Vec<&[u8]> = c.message.split(|b| *b == b'\n').collect();
-            let start = lines.iter().position(|l| !is_blank(l)).unwrap_or(lines.len());
-            let end = lines.iter().rposition(|l| !is_blank(l)).map_or(start, |e| e + 1);
-            let shown = if matches!(o.format, Format::Short) {
-                let para_end = lines[start..end].iter().position(|l| is_blank(l)).map_or(end, |p| start + p);
-                &lines[start..para_end]
-            } else {
-                &lines[start..end]
-            };
-            for l in shown {
-                s.extend_from_slice(b"    ");
-                s.extend_from_slice(l);
-                s.push(b'\n');
-            }
-        }
-    }
-    Ok(s)
-}
-
-fn person(sig: &Signature, s: &mut Vec<u8>) {
-    s.extend_from_slice(&sig.name);
-    s.extend_from_slice(b" <");
-    s.extend_from_slice(&sig.email);
-    s.push(b'>');
-}
-
-/// Expands the placeholders of a user format.
-fn expand(repo: &Repo, o: &LogOptions, c: &Commit, template: &str, s: &mut Vec<u8>) -> Result<(), Error> {
-    let t = template.as_bytes();
-    let mut i = 0;
-    while i < t.len() {
-        if t[i] != b'%' {
-            s.push(t[i]);
-            i += 1;
+    };
+    let mut any = false;
+    for (from, changes, d) in &diffs {
+        if changes.is_empty() {
             continue;
         }
-        let rest = &t[i + 1..];
-        let (used, done) = placeholder(repo, o, c, rest, s)?;
-        if !done {
-            // An unknown placeholder is printed as it is, as git does.
-            s.push(b'%');
-            i += 1;
-        } else {
-            i += 1 + used;
+        any = true;
+        header(repo, o, c, *from, shown, out)?;
+        let user_empty = matches!(&o.pretty.format, Format::User { template, .. } if template.is_empty());
+        if !d.silent() && !matches!(o.pretty.format, Format::Oneline) && !user_empty {
+            if d.shows(form::STAT) && d.shows(form::PATCH) {
+                out.extend_from_slice(b"---");
+            }
+            out.push(b'\n');
         }
+        diff::print(repo, changes, d, out)?;
+    }
+    if !any && always_header {
+        header(repo, o, c, None, shown, out)?;
     }
     Ok(())
 }
 
-/// Expands the placeholder at the start of `p` (after `%`): how many bytes it used and
-/// whether it was known.
-fn placeholder(repo: &Repo, o: &LogOptions, c: &Commit, p: &[u8], s: &mut Vec<u8>) -> Result<(usize, bool), Error> {
-    let Some(&first) = p.first() else { return Ok((0, false)) };
-    let (subject, body) = subject_body(&c.message);
-    let mut push = |v: &[u8]| s.extend_from_slice(v);
-    match first {
-        b'H' => push(c.id.to_string().as_bytes()),
-        b'h' => push(repo.abbrev(c.id).as_bytes()),
-        b'T' => push(c.tree.to_string().as_bytes()),
-        b't' => push(repo.abbrev(c.tree).as_bytes()),
-        b'P' => push(c.parents.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(" ").as_bytes()),
-        b'p' => push(c.parents.iter().map(|p| repo.abbrev(*p)).collect::<Vec<_>>().join(" ").as_bytes()),
-        b's' => push(&subject),
-        b'f' => push(sanitize(&subject).as_bytes()),
-        b'b' => push(&body),
-        b'B' => push(&c.message),
-        b'n' => push(b"\n"),
-        b'%' => push(b"%"),
-        b'x' => {
-            let hex =
-                p.get(1..3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
-            match hex {
-                Some(b) => {
-                    push(&[b]);
-                    return Ok((3, true));
-                }
-                None => return Ok((0, false)),
-            }
-        }
-        b'a' | b'c' => {
-            let sig = if first == b'a' { &c.author } else { &c.committer };
-            let Some(&what) = p.get(1) else { return Ok((0, false)) };
-            let text: Vec<u8> = match what {
-                b'n' | b'N' => sig.name.clone(),
-                b'e' | b'E' => sig.email.clone(),
-                b'l' | b'L' => sig.email.split(|b| *b == b'@').next().unwrap_or_default().to_vec(),
-                b'd' => date(sig, o.date).into_bytes(),
-                b'D' => date(sig, DateFormat::Rfc).into_bytes(),
-                b'i' => date(sig, DateFormat::Iso).into_bytes(),
-                b'I' => date(sig, DateFormat::IsoStrict).into_bytes(),
-                b't' => sig.time.to_string().into_bytes(),
-                b's' => date(sig, DateFormat::Short).into_bytes(),
-                b'r' => return Err(Error::Unsupported("relative dates (%ar, %cr): they depend on the clock".into())),
-                _ => return Ok((0, false)),
-            };
-            push(&text);
-            return Ok((2, true));
-        }
-        b'd' | b'D' => return Err(Error::Unsupported("ref names (%d, %D)".into())),
-        b'C' => return Err(Error::Unsupported("colours (%C)".into())),
-        b'G' => return Err(Error::Unsupported("signatures (%G)".into())),
-        b'<' | b'>' | b'w' => return Err(Error::Unsupported("column formatting (%<, %>, %w)".into())),
-        _ => return Ok((0, false)),
+/// Refuses a merge whose combined diff (`--cc`, `show`'s default) is not empty: a path
+/// that differs from every parent.
+fn combined_is_empty(repo: &Repo, c: &Commit, parents: &[ObjectId], pathspec: &Pathspec) -> Result<(), Error> {
+    let mine = diff::side_files(repo, Side::Tree(c.tree), pathspec)?;
+    let mut common: Option<std::collections::BTreeSet<Vec<u8>>> = None;
+    for p in parents {
+        let theirs = diff::side_files(repo, Side::Tree(repo.commit(*p)?.tree), pathspec)?;
+        let changed: std::collections::BTreeSet<Vec<u8>> =
+            diff::changes(repo, theirs, mine.clone(), false)?.into_iter().map(|ch| ch.new_path).collect();
+        common = Some(match common {
+            None => changed,
+            Some(prev) => prev.intersection(&changed).cloned().collect(),
+        });
     }
-    Ok((1, true))
+    if common.is_some_and(|c| !c.is_empty()) {
+        return Err(Error::Unsupported(
+            "the combined diff of a merge that changes a file against every parent (--cc); use -m, --first-parent or -s"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
-/// `%f`: the subject made a file name.
-fn sanitize(subject: &[u8]) -> String {
-    let mut out = String::new();
-    let mut dash = false;
-    for &b in subject {
-        if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' {
-            if dash && !out.is_empty() {
-                out.push('-');
-            }
-            dash = false;
-            out.push(b as char);
-        } else {
-            dash = true;
+/// A commit's header, after the separator git puts between entries.
+fn header(
+    repo: &Repo,
+    o: &LogOptions,
+    c: &Commit,
+    from: Option<ObjectId>,
+    shown: &mut bool,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let terminator = matches!(o.pretty.format, Format::Oneline | Format::User { terminator: true, .. });
+    if *shown && !terminator {
+        out.push(b'\n');
+    }
+    *shown = true;
+    let mut text = format_commit(repo, &o.pretty, c)?;
+    if let Some(p) = from {
+        // `-m`: the parent of this diff after the commit's id.
+        let id = if o.pretty.abbrev_commit { repo.abbrev_as(c.id, o.pretty.abbrev) } else { c.id.to_string() };
+        let from = if o.pretty.abbrev_commit { repo.abbrev_as(p, o.pretty.abbrev) } else { p.to_string() };
+        let at = text
+            .windows(id.len())
+            .position(|w| w == id.as_bytes())
+            .filter(|_| !matches!(o.pretty.format, Format::User { .. }));
+        if let Some(at) = at {
+            let tail = text.split_off(at + id.len());
+            text.extend_from_slice(format!(" (from {from})").as_bytes());
+            text.extend_from_slice(&tail);
         }
     }
-    while out.starts_with('.') {
-        out.remove(0);
-    }
-    while out.ends_with('.') {
-        out.pop();
-    }
-    out
-}
-
-const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/// A date in the signature's own zone, in one of git's formats.
-pub fn date(sig: &Signature, fmt: DateFormat) -> String {
-    let local = sig.time + sig.offset_seconds();
-    let days = local.div_euclid(86400);
-    let secs = local.rem_euclid(86400);
-    let (y, m, d) = civil(days);
-    let (hh, mm, ss) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let weekday = DAYS[days.rem_euclid(7) as usize];
-    let month = MONTHS[(m - 1) as usize];
-    let tz = &sig.tz;
-    match fmt {
-        DateFormat::Default => format!("{weekday} {month} {d} {hh:02}:{mm:02}:{ss:02} {y} {tz}"),
-        DateFormat::Rfc => format!("{weekday}, {d} {month} {y} {hh:02}:{mm:02}:{ss:02} {tz}"),
-        DateFormat::Iso => format!("{y}-{m:02}-{d:02} {hh:02}:{mm:02}:{ss:02} {tz}"),
-        DateFormat::IsoStrict => {
-            let zone = if sig.offset_seconds() == 0 {
-                "Z".to_string()
-            } else {
-                format!("{}:{}", &tz[..3.min(tz.len())], tz.get(3..).unwrap_or("00"))
-            };
-            format!("{y}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}{zone}")
-        }
-        DateFormat::Short => format!("{y}-{m:02}-{d:02}"),
-        DateFormat::Unix => sig.time.to_string(),
-        DateFormat::Raw => format!("{} {tz}", sig.time),
-    }
-}
-
-/// Days since 1970-01-01 to (year, month, day), Howard Hinnant's algorithm.
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z.rem_euclid(146097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    out.extend_from_slice(&text);
+    Ok(())
 }
 
 /// Appends UTF-8 text to a byte buffer through `write!`.

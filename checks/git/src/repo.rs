@@ -289,6 +289,23 @@ impl Repo {
         hex[..len].to_string()
     }
 
+    /// An id abbreviated as `--abbrev=N`/`--no-abbrev` ask: at least N digits, unique.
+    pub fn abbrev_as(&self, id: ObjectId, how: crate::diff::Abbrev) -> String {
+        let n = match how {
+            crate::diff::Abbrev::Default => return self.abbrev(id),
+            crate::diff::Abbrev::Full => return id.to_string(),
+            crate::diff::Abbrev::Len(n) => n,
+        };
+        let hex = id.to_string();
+        let mut len = n.min(hex.len());
+        if !id.is_null() && self.odb.contains(&id) {
+            while len < hex.len() && self.odb.with_prefix(&hex[..len], 2).len() > 1 {
+                len += 1;
+            }
+        }
+        hex[..len].to_string()
+    }
+
     /// The least length of abbreviated ids: `core.abbrev` from the repository's config,
     /// or git's automatic length (at least 7, more for repositories with many packed
     /// objects: half the bits of the object count, in hex digits, rounded up).
@@ -431,7 +448,7 @@ pub fn parse_commit(id: ObjectId, data: &[u8]) -> Result<Commit, Error> {
     Ok(c)
 }
 
-fn parse_signature(s: &[u8]) -> Signature {
+pub fn parse_signature(s: &[u8]) -> Signature {
     let lt = s.iter().position(|b| *b == b'<');
     let gt = s.iter().rposition(|b| *b == b'>');
     let (Some(lt), Some(gt)) = (lt, gt) else {
