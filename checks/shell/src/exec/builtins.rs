@@ -1,7 +1,7 @@
-//! The builtins: `cd`, `export`/`local`/`declare`, `unset`, `set`, `shift`, `read`,
-//! `let`, `break`/`continue`/`return`, `eval`, `source`, `command`, and the nested
-//! shells `bash`/`sh` (also a `#!/bin/sh` script run by its path), which are this
-//! interpreter again.
+//! The builtins: `cd`, `export`/`local`/`declare`, `unset`, `set`, `shift`, `let`,
+//! `break`/`continue`/`return`, `eval`, `source`, `command`, and the nested shells
+//! `bash`/`sh` (also a `#!/bin/sh` script run by its path), which are this interpreter
+//! again. `read` has its own module.
 
 use std::collections::HashMap;
 
@@ -286,88 +286,6 @@ impl Shell {
         }
         positional.drain(..n);
         0
-    }
-
-    /// `read [-r] [-d delim] [-p prompt] [names]`: one line of stdin, split by `IFS`
-    /// over the names (the last takes the rest); `REPLY` without names.
-    #[inline(never)]
-    fn read(&mut self, args: &[String], stdin: &Input, err: &mut Vec<u8>) -> i32 {
-        let (mut raw, mut delimiter) = (false, b'\n');
-        let mut names: Vec<String> = Vec::new();
-        let mut i = 0;
-        while let Some(arg) = args.get(i) {
-            i += 1;
-            if !names.is_empty() || arg.len() < 2 || !arg.starts_with('-') {
-                names.push(arg.clone());
-                continue;
-            }
-            if arg == "--" {
-                names.extend(args[i..].iter().cloned());
-                break;
-            }
-            for (k, letter) in arg.char_indices().skip(1) {
-                match letter {
-                    'r' => raw = true,
-                    's' | 'e' => {}
-                    'p' | 'd' | 't' | 'a' | 'n' | 'N' | 'u' | 'i' => {
-                        let attached = &arg[k + 1..];
-                        let value = if attached.is_empty() {
-                            i += 1;
-                            args.get(i - 1).cloned().unwrap_or_default()
-                        } else {
-                            attached.to_string()
-                        };
-                        match letter {
-                            'p' | 't' => {}
-                            'd' => delimiter = value.bytes().next().unwrap_or(0),
-                            'a' => return self.refuse_status(err, "arrays (`read -a`)".into()),
-                            _ => return self.refuse_status(err, format!("`read -{letter}` is not supported")),
-                        }
-                        break;
-                    }
-                    _ => return self.fail(err, "read", 2, format!("read: -{letter}: invalid option")),
-                }
-            }
-        }
-        if let Some(bad) = names.iter().find(|name| !vars::is_name(name)) {
-            return self.fail(err, "read", 1, format!("read: `{bad}': not a valid identifier"));
-        }
-        let (text, complete) = match stdin.take_line(delimiter) {
-            None => (String::new(), false),
-            Some((line, complete)) => {
-                let mut text = String::from_utf8_lossy(line).into_owned();
-                let mut complete = complete;
-                if !raw {
-                    // A backslash before the newline continues the line.
-                    while complete && text.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1 {
-                        text.pop();
-                        match stdin.take_line(delimiter) {
-                            Some((more, c)) => {
-                                text.push_str(&String::from_utf8_lossy(more));
-                                complete = c;
-                            }
-                            None => complete = false,
-                        }
-                    }
-                    text = unescape(&text);
-                }
-                (text, complete)
-            }
-        };
-        let result = if names.is_empty() {
-            self.state.vars.set("REPLY", &text)
-        } else {
-            let fields = vars::split(&text, &self.ifs(), Some(names.len())).fields;
-            names
-                .iter()
-                .enumerate()
-                .try_for_each(|(k, name)| self.state.vars.set(name, fields.get(k).map_or("", String::as_str)))
-        };
-        if let Err(message) = result {
-            self.error(err, &format!("read: {message}"));
-            return 1;
-        }
-        i32::from(!complete)
     }
 
     /// `let EXPR...`: 0 when the last expression is not zero.
@@ -768,20 +686,6 @@ impl Shell {
         }
         Flow::Next(status)
     }
-}
-
-/// `read` without `-r`: a backslash makes the next character literal.
-fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            out.extend(chars.next());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// xargs's default input: items separated by blanks and newlines, with single and
