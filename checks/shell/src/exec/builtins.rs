@@ -9,6 +9,18 @@ use super::{Flow, Input, NOT_FOUND, Options, Shell, State, read_input};
 use crate::parse::Script;
 use crate::vars;
 
+/// `eval --help`, as bash 5.2 prints it.
+const EVAL_HELP: &str = concat!(
+    "eval: eval [arg ...]\n",
+    "    Execute arguments as a shell command.\n",
+    "    \n",
+    "    Combine ARGs into a single string, use the result as input to the shell,\n",
+    "    and execute the resulting commands.\n",
+    "    \n",
+    "    Exit Status:\n",
+    "    Returns exit status of command or success if command is null.\n",
+);
+
 /// What `command -v` finds besides functions and programs.
 const BUILTINS: &[&str] = &[
     ".", ":", "bash", "break", "cd", "command", "continue", "declare", "eval", "exit", "export", "let", "local", "pwd",
@@ -334,9 +346,23 @@ impl Shell {
         }
     }
 
-    /// `eval ARGS`: the arguments joined by spaces, run here.
+    /// `eval [--] ARGS`: the arguments joined by spaces, run here. Like bash, it takes no
+    /// option but `--help`: a first word that looks like one is an error (status 2).
     #[inline(never)]
     fn eval(&mut self, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let args = match args.first().map(String::as_str) {
+            Some("--") => &args[1..],
+            Some("--help") => {
+                out.extend_from_slice(EVAL_HELP.as_bytes());
+                return Flow::Next(2);
+            }
+            Some(first) if first.len() > 1 && first.starts_with('-') => {
+                let letter = first[1..].chars().next().unwrap_or('-');
+                let message = format!("eval: -{letter}: invalid option\neval: usage: eval [arg ...]");
+                return Flow::Next(self.fail(err, "eval", 2, message));
+            }
+            _ => args,
+        };
         let source = args.join(" ");
         let script = match crate::parse::parse(&source) {
             Ok(script) => script,
@@ -732,4 +758,42 @@ fn split_items(text: &str) -> Result<Vec<String>, String> {
         items.push(current);
     }
     Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use reviewhost_tool::{Ctx, NO_LIMIT};
+
+    use super::super::{Trouble, run};
+    use crate::parse::parse;
+
+    /// The script's stdout and whether it was refused.
+    fn sh(command: &str) -> (String, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run(&parse(command).unwrap(), Ctx::new(dir.path()), crate::lookup, NO_LIMIT);
+        let refused = r.trouble.iter().any(|t| matches!(t, Trouble::Refused(_)));
+        (String::from_utf8_lossy(&r.stdout).into_owned(), refused)
+    }
+
+    fn out(command: &str) -> String {
+        let (stdout, refused) = sh(command);
+        assert!(!refused, "{command}: refused");
+        stdout
+    }
+
+    // Every expected output below is bash 5.2's.
+
+    #[test]
+    fn eval_takes_no_options() {
+        assert_eq!(out("eval -- echo hi"), "hi\n");
+        assert_eq!(out("eval --; echo $?; eval echo -z"), "0\n-z\n");
+        assert_eq!(
+            out("eval -z; echo $?; eval -1; echo $?; eval --x; echo $?; eval -zz echo; echo $?"),
+            "2\n2\n2\n2\n"
+        );
+        assert_eq!(out("eval -; echo $?"), "127\n");
+        assert!(
+            out("eval --help; echo $?").ends_with("Returns exit status of command or success if command is null.\n2\n")
+        );
+    }
 }
