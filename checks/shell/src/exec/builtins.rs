@@ -1,11 +1,14 @@
 //! The builtins: `cd`, `export`/`local`/`declare`, `unset`, `set`, `shift`, `let`,
-//! `break`/`continue`/`return`, `eval`, `source`, `command`, and the nested shells
+//! `break`/`continue`/`return`, `eval`, `source`, `command`, `test`/`[` when they ask
+//! for a variable (`-v`; otherwise they are the program), and the nested shells
 //! `bash`/`sh` (also a `#!/bin/sh` script run by its path), which are this interpreter
 //! again. `read` has its own module.
 
 use std::collections::HashMap;
 
-use super::{Flow, Input, NOT_FOUND, Options, Shell, State, read_input};
+use reviewhost_tool::{Io, NO_LIMIT};
+
+use super::{Flow, Input, NOT_FOUND, Options, Shell, State, failure, read_input};
 use crate::parse::Script;
 use crate::vars;
 
@@ -57,6 +60,7 @@ impl Shell {
             "set" => self.set(args, out, err),
             "shift" => self.shift(args, err),
             "read" => self.read(args, stdin, err),
+            "test" | "[" if args.iter().any(|a| a == "-v") => self.test_variables(name, args, out, err),
             "let" => self.let_builtin(args, err),
             "break" | "continue" => return Some(self.loop_control(name, args, err)),
             "return" => return Some(self.return_builtin(args, err)),
@@ -298,6 +302,35 @@ impl Shell {
         }
         positional.drain(..n);
         0
+    }
+
+    /// `test`/`[` with `-v NAME`, which asks for the shell's variables: the program's
+    /// grammar and messages, with [`Shell::variable_is_set`] for the answer.
+    #[inline(never)]
+    fn test_variables(&mut self, name: &str, args: &[String], out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
+        let mut own_err = Vec::new();
+        let mut io = Io { stdin: &[], stdout: out, stderr: &mut own_err, stdout_limit: NO_LIMIT, unnamed_file: None };
+        let variables = |variable: &str| self.variable_is_set(variable);
+        let status = reviewhost_coreutils::test_with_variables(name, args, &self.ctx, &mut io, &variables);
+        if status != 0 && !own_err.is_empty() {
+            self.record(failure(name, status, &String::from_utf8_lossy(&own_err)));
+        }
+        err.extend_from_slice(&own_err);
+        status
+    }
+
+    /// `-v NAME` of `test` and `[[ ]]`: whether the variable is set (`$PWD` always is, a
+    /// positional parameter when there are that many, `$0` always); an error, refusing,
+    /// for an array subscript. Any other word is no variable: not set.
+    pub(super) fn variable_is_set(&self, name: &str) -> Result<bool, String> {
+        if name.contains('[') && name.ends_with(']') {
+            return Err(format!("-v {name}: arrays are not supported in the reviewhost sandbox"));
+        }
+        if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+            let vars = &self.state.vars;
+            return Ok(name.parse::<usize>().is_ok_and(|n| n <= vars.positional.len()));
+        }
+        Ok(self.state.vars.get(name).is_some() || name == "PWD")
     }
 
     /// `let EXPR...`: 0 when the last expression is not zero.
@@ -782,6 +815,30 @@ mod tests {
     }
 
     // Every expected output below is bash 5.2's.
+
+    #[test]
+    fn test_v_asks_for_the_shell_variables() {
+        let script = "test -v nonexistent; echo global=$?
+            g=1; test -v g; echo global=$?
+            f() { local f_var=0; g; }
+            g() { test -v f_var; echo dynamic=$?; [ -v g ]; echo dynamic=$?; test -v nonexistent; echo dynamic=$?; }
+            f";
+        assert_eq!(out(script), "global=1\nglobal=0\ndynamic=0\ndynamic=0\ndynamic=1\n");
+        assert_eq!(out("set -- a; test -v 1; echo $?; test -v 2; echo $?; test -v 0; echo $?"), "0\n1\n0\n");
+        assert_eq!(out("f() { test -v 1; echo $?; }; f a; f"), "0\n1\n");
+        assert_eq!(out("x=; [ -v x ] && echo set; test -v '#'; echo $?; test -v 'a b'; echo $?"), "set\n1\n1\n");
+        assert_eq!(out("test -v; echo $?; [ -v = -v ]; echo $?; test ! -v x; echo $?"), "0\n0\n0\n");
+        assert_eq!(out("x=1; test -v x -o -v y; echo $?; test -v x -a -v y; echo $?"), "0\n1\n");
+        assert_eq!(out("test -v x y; echo $?"), "2\n");
+        assert_eq!(out("set -- a; [[ -v 1 ]] && echo one; [[ -v 2 ]] || echo two"), "one\ntwo\n");
+    }
+
+    #[test]
+    fn test_v_refuses_array_subscripts() {
+        assert!(sh("x=1; test -v 'x[0]'").1);
+        assert!(sh("x=1; [ -v 'x[0]' ]").1);
+        assert!(sh("x=1; [[ -v x[0] ]]").1);
+    }
 
     #[test]
     fn eval_takes_no_options() {
