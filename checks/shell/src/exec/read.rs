@@ -6,19 +6,23 @@
 //! nothing here because input is never a terminal (no echo to turn off, no readline, no
 //! prompt); `-t TIMEOUT`, where input is all there before `read` starts, so a timeout
 //! never expires and `-t 0` (any timeout that rounds to 0 µs) only reports that input is
-//! available: 0, reading nothing. Options combine (`-rn1`) and take their value attached
-//! or as the next word; bash's errors and statuses: an invalid option or a missing value
-//! 2, an invalid number, timeout or descriptor 1, an invalid name or a read-only variable
-//! 1 (the first name before anything is read, the others once the line is read, the
-//! names before them set). Without `-r` a backslash makes the
-//! next character literal (not a separator, not the delimiter) and a backslash-newline
-//! pair disappears; NUL bytes are skipped unless NUL is the delimiter. The line is split
-//! over the names as bash's `read` does it, which is not quite word splitting: the last
-//! name takes the rest with its inner separators, less trailing IFS white space, or just
-//! the one field left when only one is. Status 1 when the input ended first.
+//! available: 0, reading nothing.
 //!
-//! Refused: `-a` (the sandbox has no arrays) and `-u` with any descriptor but 0 (the
-//! sandbox opens no other to read).
+//! Options combine (`-rn1`) and take their value attached or as the next word. bash's
+//! errors and statuses: an invalid option or a missing value 2; an invalid number,
+//! timeout or descriptor 1; an invalid name or a read-only variable 1, the first name
+//! checked before anything is read, the others once the line is read (the names before
+//! them set).
+//!
+//! Without `-r` a backslash makes the next character literal (not a separator, not the
+//! delimiter) and a backslash-newline pair disappears; NUL bytes are skipped unless NUL
+//! is the delimiter. The line is split over the names as bash's `read` does it, which is
+//! not quite word splitting: the last name takes the rest with its inner separators, less
+//! trailing IFS white space, or just the one field left when only one is. Status 1 when
+//! the input ended first.
+//!
+//! Refused: `-a` (the sandbox has no arrays), `-u` with any descriptor but 0 (the sandbox
+//! opens no other to read), and `--help` (bash's help text is not kept here).
 
 use super::{Input, Shell};
 use crate::vars;
@@ -111,6 +115,9 @@ impl Shell {
             }
             if arg.len() < 2 || !arg.starts_with('-') {
                 break;
+            }
+            if arg == "--help" {
+                return Err(self.refuse_status(err, "`read --help`".into()));
             }
             i += 1;
             for (k, letter) in arg.char_indices().skip(1) {
@@ -420,6 +427,7 @@ mod tests {
         assert!(sh("read -a parts <<< 'a b'").1);
         assert!(sh("read -u 3 x").1);
         assert!(!sh("read -a").1, "a missing value is bash's error first");
+        assert!(sh("read --help").1, "bash prints its help on stdout");
     }
 
     #[test]
