@@ -44,7 +44,7 @@ pub use printf::printf;
 pub use sed::sed;
 pub use sort::sort;
 pub use tee::tee;
-pub use test::{bracket, compare_integers, test};
+pub use test::{Variables, bracket, compare_integers, test, test_with_variables};
 pub use tr::tr;
 pub use uniq::uniq;
 pub use wc::wc;

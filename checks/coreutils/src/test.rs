@@ -1,7 +1,8 @@
 //! `test` and `[`, as bash 5.2's builtins.
 //!
 //! Left out: `test -t` (never a terminal: always false), `-O`/`-G`/`-N`/`-nt`/`-ot`
-//! beyond plain metadata, and bash's `test -v` (variables).
+//! beyond plain metadata. bash's `test -v NAME` asks the shell for its variables: run by
+//! the shell ([`test_with_variables`]) it answers, run as a program it is refused.
 
 use reviewhost_tool::{Ctx, Io};
 
@@ -24,9 +25,27 @@ pub fn bracket(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     }
 }
 
+/// Whether a shell variable is set, for `-v NAME`; an error for what the shell refuses.
+pub type Variables<'a> = &'a dyn Fn(&str) -> Result<bool, String>;
+
+/// `test` or `[` (`name`) run by the shell, which answers `-v NAME` with `variables`.
+pub fn test_with_variables(name: &str, args: &[String], ctx: &Ctx, io: &mut Io, variables: Variables) -> i32 {
+    if name == "[" {
+        return match args.split_last() {
+            Some((last, rest)) if last == "]" => evaluate("[", rest, ctx, io, Some(variables)),
+            _ => bracket(args, ctx, io),
+        };
+    }
+    evaluate(name, args, ctx, io, Some(variables))
+}
+
 fn run_test(name: &str, args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
+    evaluate(name, args, ctx, io, None)
+}
+
+fn evaluate(name: &str, args: &[String], ctx: &Ctx, io: &mut Io, variables: Option<Variables>) -> i32 {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let t = Test { args: &args, ctx };
+    let t = Test { args: &args, ctx, variables };
     match t.eval_top() {
         Ok(true) => 0,
         Ok(false) => 1,
@@ -39,7 +58,7 @@ fn run_test(name: &str, args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
 
 const UNARY_OPS: &[&str] = &[
     "-e", "-f", "-d", "-s", "-r", "-w", "-x", "-L", "-h", "-z", "-n", "-p", "-S", "-b", "-c", "-t", "-g", "-u", "-k",
-    "-O", "-G", "-N", "-a",
+    "-O", "-G", "-N", "-a", "-v",
 ];
 const BINARY_OPS: &[&str] =
     &["=", "==", "!=", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef", "-a", "-o"];
@@ -47,6 +66,7 @@ const BINARY_OPS: &[&str] =
 struct Test<'a> {
     args: &'a [&'a str],
     ctx: &'a Ctx,
+    variables: Option<Variables<'a>>,
 }
 
 impl Test<'_> {
@@ -72,8 +92,8 @@ impl Test<'_> {
         if is_unary(a) {
             return self.unary(a, b);
         }
-        // bash's `-v VAR` and `-o OPTION` ask the shell, which this program is not.
-        if a == "-v" || a == "-o" {
+        // bash's `-o OPTION` asks the shell, which this program is not.
+        if a == "-o" {
             return Err(format!("{a} is not supported in the reviewhost sandbox"));
         }
         Err(format!("{a}: unary operator expected"))
@@ -165,6 +185,10 @@ impl Test<'_> {
             "-z" => return Ok(arg.is_empty()),
             "-n" => return Ok(!arg.is_empty()),
             "-t" => return Ok(false),
+            "-v" => {
+                let variables = self.variables.ok_or("-v is not supported in the reviewhost sandbox")?;
+                return variables(arg);
+            }
             _ => {}
         }
         let real = self.ctx.real(arg);

@@ -31,6 +31,7 @@ use crate::vars::{self, Vars};
 mod builtins;
 mod compound;
 mod expand;
+mod read;
 mod redirect;
 mod trouble;
 
@@ -197,25 +198,6 @@ impl<'a> Input<'a> {
 
     fn rest(&self) -> &'a [u8] {
         &self.data[self.taken.get()..]
-    }
-
-    /// The next line without `delimiter`, and whether the delimiter ended it (not the end
-    /// of the input); `None` at the end.
-    fn take_line(&self, delimiter: u8) -> Option<(&'a [u8], bool)> {
-        let rest = self.rest();
-        if rest.is_empty() {
-            return None;
-        }
-        match memchr::memchr(delimiter, rest) {
-            Some(i) => {
-                self.taken.set(self.taken.get() + i + 1);
-                Some((&rest[..i], true))
-            }
-            None => {
-                self.taken.set(self.data.len());
-                Some((rest, false))
-            }
-        }
     }
 
     fn take_all(&self) -> &'a [u8] {

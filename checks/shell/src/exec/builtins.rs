@@ -1,13 +1,28 @@
-//! The builtins: `cd`, `export`/`local`/`declare`, `unset`, `set`, `shift`, `read`,
-//! `let`, `break`/`continue`/`return`, `eval`, `source`, `command`, and the nested
-//! shells `bash`/`sh` (also a `#!/bin/sh` script run by its path), which are this
-//! interpreter again.
+//! The builtins: `cd`, `export`/`local`/`declare`, `unset`, `set`, `shift`, `let`,
+//! `break`/`continue`/`return`, `eval`, `source`, `command`, `test`/`[` when they ask
+//! for a variable (`-v`; otherwise they are the program), and the nested shells
+//! `bash`/`sh` (also a `#!/bin/sh` script run by its path), which are this interpreter
+//! again. `read` has its own module.
 
 use std::collections::HashMap;
 
-use super::{Flow, Input, NOT_FOUND, Options, Shell, State, read_input};
+use reviewhost_tool::{Io, NO_LIMIT};
+
+use super::{Flow, Input, NOT_FOUND, Options, Shell, State, failure, read_input};
 use crate::parse::Script;
 use crate::vars;
+
+/// `eval --help`, as bash 5.2 prints it.
+const EVAL_HELP: &str = concat!(
+    "eval: eval [arg ...]\n",
+    "    Execute arguments as a shell command.\n",
+    "    \n",
+    "    Combine ARGs into a single string, use the result as input to the shell,\n",
+    "    and execute the resulting commands.\n",
+    "    \n",
+    "    Exit Status:\n",
+    "    Returns exit status of command or success if command is null.\n",
+);
 
 /// What `command -v` finds besides functions and programs.
 const BUILTINS: &[&str] = &[
@@ -45,6 +60,7 @@ impl Shell {
             "set" => self.set(args, out, err),
             "shift" => self.shift(args, err),
             "read" => self.read(args, stdin, err),
+            "test" | "[" if args.iter().any(|a| a == "-v") => self.test_variables(name, args, out, err),
             "let" => self.let_builtin(args, err),
             "break" | "continue" => return Some(self.loop_control(name, args, err)),
             "return" => return Some(self.return_builtin(args, err)),
@@ -288,86 +304,33 @@ impl Shell {
         0
     }
 
-    /// `read [-r] [-d delim] [-p prompt] [names]`: one line of stdin, split by `IFS`
-    /// over the names (the last takes the rest); `REPLY` without names.
+    /// `test`/`[` with `-v NAME`, which asks for the shell's variables: the program's
+    /// grammar and messages, with [`Shell::variable_is_set`] for the answer.
     #[inline(never)]
-    fn read(&mut self, args: &[String], stdin: &Input, err: &mut Vec<u8>) -> i32 {
-        let (mut raw, mut delimiter) = (false, b'\n');
-        let mut names: Vec<String> = Vec::new();
-        let mut i = 0;
-        while let Some(arg) = args.get(i) {
-            i += 1;
-            if !names.is_empty() || arg.len() < 2 || !arg.starts_with('-') {
-                names.push(arg.clone());
-                continue;
-            }
-            if arg == "--" {
-                names.extend(args[i..].iter().cloned());
-                break;
-            }
-            for (k, letter) in arg.char_indices().skip(1) {
-                match letter {
-                    'r' => raw = true,
-                    's' | 'e' => {}
-                    'p' | 'd' | 't' | 'a' | 'n' | 'N' | 'u' | 'i' => {
-                        let attached = &arg[k + 1..];
-                        let value = if attached.is_empty() {
-                            i += 1;
-                            args.get(i - 1).cloned().unwrap_or_default()
-                        } else {
-                            attached.to_string()
-                        };
-                        match letter {
-                            'p' | 't' => {}
-                            'd' => delimiter = value.bytes().next().unwrap_or(0),
-                            'a' => return self.refuse_status(err, "arrays (`read -a`)".into()),
-                            _ => return self.refuse_status(err, format!("`read -{letter}` is not supported")),
-                        }
-                        break;
-                    }
-                    _ => return self.fail(err, "read", 2, format!("read: -{letter}: invalid option")),
-                }
-            }
+    fn test_variables(&mut self, name: &str, args: &[String], out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
+        let mut own_err = Vec::new();
+        let mut io = Io { stdin: &[], stdout: out, stderr: &mut own_err, stdout_limit: NO_LIMIT, unnamed_file: None };
+        let variables = |variable: &str| self.variable_is_set(variable);
+        let status = reviewhost_coreutils::test_with_variables(name, args, &self.ctx, &mut io, &variables);
+        if status != 0 && !own_err.is_empty() {
+            self.record(failure(name, status, &String::from_utf8_lossy(&own_err)));
         }
-        if let Some(bad) = names.iter().find(|name| !vars::is_name(name)) {
-            return self.fail(err, "read", 1, format!("read: `{bad}': not a valid identifier"));
+        err.extend_from_slice(&own_err);
+        status
+    }
+
+    /// `-v NAME` of `test` and `[[ ]]`: whether the variable is set (`$PWD` always is, a
+    /// positional parameter when there are that many, `$0` always); an error, refusing,
+    /// for an array subscript. Any other word is no variable: not set.
+    pub(super) fn variable_is_set(&self, name: &str) -> Result<bool, String> {
+        if name.contains('[') && name.ends_with(']') {
+            return Err(format!("-v {name}: arrays are not supported in the reviewhost sandbox"));
         }
-        let (text, complete) = match stdin.take_line(delimiter) {
-            None => (String::new(), false),
-            Some((line, complete)) => {
-                let mut text = String::from_utf8_lossy(line).into_owned();
-                let mut complete = complete;
-                if !raw {
-                    // A backslash before the newline continues the line.
-                    while complete && text.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1 {
-                        text.pop();
-                        match stdin.take_line(delimiter) {
-                            Some((more, c)) => {
-                                text.push_str(&String::from_utf8_lossy(more));
-                                complete = c;
-                            }
-                            None => complete = false,
-                        }
-                    }
-                    text = unescape(&text);
-                }
-                (text, complete)
-            }
-        };
-        let result = if names.is_empty() {
-            self.state.vars.set("REPLY", &text)
-        } else {
-            let fields = vars::split(&text, &self.ifs(), Some(names.len())).fields;
-            names
-                .iter()
-                .enumerate()
-                .try_for_each(|(k, name)| self.state.vars.set(name, fields.get(k).map_or("", String::as_str)))
-        };
-        if let Err(message) = result {
-            self.error(err, &format!("read: {message}"));
-            return 1;
+        if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+            let vars = &self.state.vars;
+            return Ok(name.parse::<usize>().is_ok_and(|n| n <= vars.positional.len()));
         }
-        i32::from(!complete)
+        Ok(self.state.vars.get(name).is_some() || name == "PWD")
     }
 
     /// `let EXPR...`: 0 when the last expression is not zero.
@@ -416,9 +379,23 @@ impl Shell {
         }
     }
 
-    /// `eval ARGS`: the arguments joined by spaces, run here.
+    /// `eval [--] ARGS`: the arguments joined by spaces, run here. Like bash, it takes no
+    /// option but `--help`: a first word that looks like one is an error (status 2).
     #[inline(never)]
     fn eval(&mut self, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        let args = match args.first().map(String::as_str) {
+            Some("--") => &args[1..],
+            Some("--help") => {
+                out.extend_from_slice(EVAL_HELP.as_bytes());
+                return Flow::Next(2);
+            }
+            Some(first) if first.len() > 1 && first.starts_with('-') => {
+                let letter = first[1..].chars().next().unwrap_or('-');
+                let message = format!("eval: -{letter}: invalid option\neval: usage: eval [arg ...]");
+                return Flow::Next(self.fail(err, "eval", 2, message));
+            }
+            _ => args,
+        };
         let source = args.join(" ");
         let script = match crate::parse::parse(&source) {
             Ok(script) => script,
@@ -770,20 +747,6 @@ impl Shell {
     }
 }
 
-/// `read` without `-r`: a backslash makes the next character literal.
-fn unescape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            out.extend(chars.next());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// xargs's default input: items separated by blanks and newlines, with single and
 /// double quotes and backslashes as GNU xargs reads them.
 fn split_items(text: &str) -> Result<Vec<String>, String> {
@@ -828,4 +791,66 @@ fn split_items(text: &str) -> Result<Vec<String>, String> {
         items.push(current);
     }
     Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use reviewhost_tool::{Ctx, NO_LIMIT};
+
+    use super::super::{Trouble, run};
+    use crate::parse::parse;
+
+    /// The script's stdout and whether it was refused.
+    fn sh(command: &str) -> (String, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run(&parse(command).unwrap(), Ctx::new(dir.path()), crate::lookup, NO_LIMIT);
+        let refused = r.trouble.iter().any(|t| matches!(t, Trouble::Refused(_)));
+        (String::from_utf8_lossy(&r.stdout).into_owned(), refused)
+    }
+
+    fn out(command: &str) -> String {
+        let (stdout, refused) = sh(command);
+        assert!(!refused, "{command}: refused");
+        stdout
+    }
+
+    // Every expected output below is bash 5.2's.
+
+    #[test]
+    fn test_v_asks_for_the_shell_variables() {
+        let script = "test -v nonexistent; echo global=$?
+            g=1; test -v g; echo global=$?
+            f() { local f_var=0; g; }
+            g() { test -v f_var; echo dynamic=$?; [ -v g ]; echo dynamic=$?; test -v nonexistent; echo dynamic=$?; }
+            f";
+        assert_eq!(out(script), "global=1\nglobal=0\ndynamic=0\ndynamic=0\ndynamic=1\n");
+        assert_eq!(out("set -- a; test -v 1; echo $?; test -v 2; echo $?; test -v 0; echo $?"), "0\n1\n0\n");
+        assert_eq!(out("f() { test -v 1; echo $?; }; f a; f"), "0\n1\n");
+        assert_eq!(out("x=; [ -v x ] && echo set; test -v '#'; echo $?; test -v 'a b'; echo $?"), "set\n1\n1\n");
+        assert_eq!(out("test -v; echo $?; [ -v = -v ]; echo $?; test ! -v x; echo $?"), "0\n0\n0\n");
+        assert_eq!(out("x=1; test -v x -o -v y; echo $?; test -v x -a -v y; echo $?"), "0\n1\n");
+        assert_eq!(out("test -v x y; echo $?"), "2\n");
+        assert_eq!(out("set -- a; [[ -v 1 ]] && echo one; [[ -v 2 ]] || echo two"), "one\ntwo\n");
+    }
+
+    #[test]
+    fn test_v_refuses_array_subscripts() {
+        assert!(sh("x=1; test -v 'x[0]'").1);
+        assert!(sh("x=1; [ -v 'x[0]' ]").1);
+        assert!(sh("x=1; [[ -v x[0] ]]").1);
+    }
+
+    #[test]
+    fn eval_takes_no_options() {
+        assert_eq!(out("eval -- echo hi"), "hi\n");
+        assert_eq!(out("eval --; echo $?; eval echo -z"), "0\n-z\n");
+        assert_eq!(
+            out("eval -z; echo $?; eval -1; echo $?; eval --x; echo $?; eval -zz echo; echo $?"),
+            "2\n2\n2\n2\n"
+        );
+        assert_eq!(out("eval -; echo $?"), "127\n");
+        assert!(
+            out("eval --help; echo $?").ends_with("Returns exit status of command or success if command is null.\n2\n")
+        );
+    }
 }

@@ -276,7 +276,10 @@ impl Shell {
                 match *op {
                     "-z" => operand.is_empty(),
                     "-n" => !operand.is_empty(),
-                    "-v" => self.state.vars.get(&operand).is_some(),
+                    "-v" => match self.variable_is_set(&operand) {
+                        Ok(set) => set,
+                        Err(message) => return self.refuse(err, message),
+                    },
                     "-o" => self.state.options.get(&operand),
                     op => self.file_test(&[op, &operand]),
                 }
