@@ -37,7 +37,8 @@ impl Perm {
         let (compare, mode) = match arg.as_bytes().first() {
             Some(b'-') => (Compare::AllOf, &arg[1..]),
             Some(b'/') => (Compare::AnyOf, &arg[1..]),
-            Some(b'+') if arg[1..].bytes().all(|b| b.is_ascii_digit()) => return Err(invalid()),
+            // The old meaning of `+` was `/`: findutils refuses `+` before a digit.
+            Some(b'+') if arg.as_bytes().get(1).is_some_and(u8::is_ascii_digit) => return Err(invalid()),
             _ => (Compare::Exact, arg),
         };
         let file = compile(mode, false).ok_or_else(invalid)?;
@@ -68,8 +69,32 @@ impl Perm {
     }
 }
 
+/// How one change of a symbolic mode takes its bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flag {
+    Ordinary,
+    /// `g=u`: the bits the named class has so far.
+    Copy,
+    /// `X`: execute bits for a directory, or when some execute bit is already set.
+    ExecuteIfAny,
+}
+
+/// One `[who]op perms` change, as gnulib's `mode_compile` records it.
+#[derive(Debug, Clone, Copy)]
+struct Change {
+    op: u8,
+    flag: Flag,
+    /// The bits `who` names; 0 when no `who` was given (then all, with no umask).
+    affected: u32,
+    value: u32,
+    /// Bits the change names explicitly: `=` and `-` on a directory keep its setuid and
+    /// setgid bits unless they are named.
+    mentioned: u32,
+}
+
 /// The bits `mode` gives a file (a directory when `dir`) starting from 0, or `None` when
-/// it is not a mode `chmod` accepts.
+/// it is not a mode `chmod` accepts. The algorithm is gnulib's `mode_compile` and
+/// `mode_adjust`, which findutils calls with a mode of 0 and no umask.
 fn compile(mode: &str, dir: bool) -> Option<u32> {
     if mode.is_empty() {
         return None;
@@ -78,7 +103,41 @@ fn compile(mode: &str, dir: bool) -> Option<u32> {
         let value = u32::from_str_radix(mode, 8).ok()?;
         return (value <= ALL).then_some(value);
     }
+    let changes = changes(mode)?;
     let mut current = 0u32;
+    for change in changes {
+        let omit = if dir { 0o6000 & !change.mentioned } else { 0 };
+        let mut value = change.value;
+        match change.flag {
+            Flag::Ordinary => {}
+            Flag::Copy => {
+                value &= current;
+                let spread = |bits: u32| if value & bits != 0 { bits } else { 0 };
+                value |= spread(0o444) | spread(0o222) | spread(0o111);
+            }
+            Flag::ExecuteIfAny => {
+                if dir || current & 0o111 != 0 {
+                    value |= 0o111;
+                }
+            }
+        }
+        value &= if change.affected != 0 { change.affected } else { ALL };
+        value &= !omit;
+        current = match change.op {
+            b'+' => current | value,
+            b'-' => current & !value,
+            _ => {
+                let preserved = (if change.affected != 0 { !change.affected } else { 0 }) | omit;
+                (current & preserved) | value
+            }
+        };
+    }
+    Some(current & ALL)
+}
+
+/// The changes of a symbolic mode (`u+x,go=r`), or `None` if it is not one.
+fn changes(mode: &str) -> Option<Vec<Change>> {
+    let mut changes = Vec::new();
     for clause in mode.split(',') {
         let bytes = clause.as_bytes();
         let mut i = 0;
@@ -94,16 +153,14 @@ fn compile(mode: &str, dir: bool) -> Option<u32> {
             i += 1;
         }
         let who_given = i > 0;
-        // Without a `who`, all bits (findutils applies no umask).
-        let mask = if who_given { affected } else { ALL };
-        let mut operations = 0;
+        let first = changes.len();
         while let Some(&op) = bytes.get(i) {
             if !matches!(op, b'+' | b'-' | b'=') {
                 return None;
             }
             i += 1;
-            operations += 1;
-            let value = match bytes.get(i) {
+            let (mut flag, mut value) = (Flag::Ordinary, 0u32);
+            match bytes.get(i) {
                 Some(b'0'..=b'7') => {
                     // Octal after an operator: only without a `who`, and it ends the clause.
                     let digits = &clause[i..];
@@ -111,51 +168,44 @@ fn compile(mode: &str, dir: bool) -> Option<u32> {
                         return None;
                     }
                     i = bytes.len();
-                    let value = u32::from_str_radix(digits, 8).ok()?;
-                    if value > ALL {
-                        return None;
-                    }
-                    value
+                    value = u32::from_str_radix(digits, 8).ok().filter(|v| *v <= ALL)?;
+                    // An octal value names every bit (gnulib: `affected = mentioned =
+                    // CHMOD_MODE_BITS`), so `=2654` clears a directory's setuid bit too.
+                    changes.push(Change { op, flag, affected: ALL, value, mentioned: ALL });
+                    continue;
                 }
                 Some(&source @ (b'u' | b'g' | b'o')) => {
-                    // A copy of the bits one class has so far, given to the affected ones.
                     i += 1;
-                    let bits = match source {
-                        b'u' => (current >> 6) & 7,
-                        b'g' => (current >> 3) & 7,
-                        _ => current & 7,
+                    flag = Flag::Copy;
+                    value = match source {
+                        b'u' => 0o700,
+                        b'g' => 0o070,
+                        _ => 0o007,
                     };
-                    (bits << 6 | bits << 3 | bits) & mask
                 }
                 _ => {
-                    let mut value = 0;
                     while let Some(&perm) = bytes.get(i) {
-                        value |= match perm {
-                            b'r' => 0o444,
-                            b'w' => 0o222,
-                            b'x' => 0o111,
-                            b'X' if dir || current & 0o111 != 0 => 0o111,
-                            b'X' => 0,
-                            b's' => 0o6000,
-                            b't' => 0o1000,
+                        match perm {
+                            b'r' => value |= 0o444,
+                            b'w' => value |= 0o222,
+                            b'x' => value |= 0o111,
+                            b'X' => flag = Flag::ExecuteIfAny,
+                            b's' => value |= 0o6000,
+                            b't' => value |= 0o1000,
                             _ => break,
-                        };
+                        }
                         i += 1;
                     }
-                    value & mask
                 }
-            };
-            current = match op {
-                b'+' => current | value,
-                b'-' => current & !value,
-                _ => (current & !mask) | value,
-            };
+            }
+            let mentioned = if affected != 0 { affected & value } else { value };
+            changes.push(Change { op, flag, affected, value, mentioned });
         }
-        if operations == 0 || i != bytes.len() {
+        if changes.len() == first || i != bytes.len() {
             return None;
         }
     }
-    Some(current)
+    Some(changes)
 }
 
 /// `%M`: the bits as `ls -l` shows them, after the type letter (`-rwsr-x---`).
@@ -196,13 +246,17 @@ mod tests {
         assert_eq!(bits("-a+X"), Ok((0, 0o111)));
         assert_eq!(bits("u+rwx,g-w"), Ok((0o700, 0o700)));
         assert_eq!(bits("-u=rw=x"), Ok((0o100, 0o100)));
+        assert_eq!(bits("-=s=X"), Ok((0, 0o6111)));
+        assert_eq!(bits("-=t=X"), Ok((0, 0o111)));
         assert_eq!(bits("=644,u+x"), Ok((0o744, 0o744)));
         assert_eq!(bits("-+644"), Ok((0o644, 0o644)));
         assert_eq!(bits("/u=s"), Ok((0o4000, 0o4000)));
         assert_eq!(bits("/o+t"), Ok((0o1000, 0o1000)));
         assert_eq!(bits("u+t"), Ok((0, 0)));
         assert_eq!(bits("a=r,u+w"), Ok((0o644, 0o644)));
-        for invalid in ["+644", "99", "u=7", "u=rw,", ",u=r", "-", "/", "", "10000", "-u", "1777777"] {
+        for invalid in
+            ["+644", "+2702,-106", "+0", "99", "u=7", "u=rw,", ",u=r", "-", "/", "", "10000", "-u", "1777777"]
+        {
             assert_eq!(bits(invalid), Err(format!("invalid mode ‘{invalid}’")), "{invalid}");
         }
     }
