@@ -391,7 +391,10 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
                 }
             };
             match kind {
-                ast::IoFileRedirectKind::Read => Ok(Redirect::Input { target: target_word(target)? }),
+                ast::IoFileRedirectKind::Read => {
+                    stdin_only(*fd, "input redirections")?;
+                    Ok(Redirect::Input { target: target_word(target)? })
+                }
                 ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber | ast::IoFileRedirectKind::Append => {
                     Ok(Redirect::Output { fds: vec![fd.unwrap_or(1)], target: target_word(target)? })
                 }
