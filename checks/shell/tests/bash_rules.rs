@@ -49,3 +49,10 @@ fn printf_numbers_with_trailing_text_warn() {
     assert_eq!(answer("printf '%d\\n' ' -123'"), ("-123\n".into(), 0));
     assert_eq!(out("printf '[%.0f][%#.0f]\\n' 3 3"), "[3][3.]\n");
 }
+
+#[test]
+fn here_document_bodies_escape_with_backslashes() {
+    assert_eq!(out("cat <<EOF\n\\\\ \\\" \\$ \\`\nEOF"), "\\ \\\" $ `\n");
+    assert_eq!(out("cat <<EOF\n\\$( a \\` \\${\nEOF"), "$( a ` ${\n");
+    assert_eq!(out("x=1; cat <<EOF\n\\`$x\\` \\\\$x (\nEOF"), "`1` \\1 (\n");
+}
