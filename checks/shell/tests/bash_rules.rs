@@ -56,3 +56,61 @@ fn here_document_bodies_escape_with_backslashes() {
     assert_eq!(out("cat <<EOF\n\\$( a \\` \\${\nEOF"), "$( a ` ${\n");
     assert_eq!(out("x=1; cat <<EOF\n\\`$x\\` \\\\$x (\nEOF"), "`1` \\1 (\n");
 }
+
+/// Stdout, status and stderr of a script bash rejects as it runs it: a failure of the
+/// script, never a refusal.
+fn failed(script: &str) -> (String, i32, String) {
+    let (stdout, status, trouble, stderr) = run(script).unwrap_or_else(|| panic!("refused: {script}"));
+    assert!(!trouble.iter().any(|t| matches!(t, exec::Trouble::Refused(_))), "{script}: {trouble:?}");
+    (stdout, status, stderr)
+}
+
+#[test]
+fn a_bad_substitution_abandons_the_rest_of_its_line() {
+    let (stdout, status, stderr) = failed("echo a; echo ${a&}; echo b");
+    assert_eq!((stdout.as_str(), status), ("a\n", 1));
+    assert_eq!(stderr, "bash: ${a&}: bad substitution\n");
+    assert_eq!(failed("echo a\necho ${#x-default}\necho b $?").0, "a\nb 1\n");
+    assert_eq!(failed("(\necho ${#x-default}\necho in\n)\necho out $?").0, "out 1\n");
+    assert_eq!(failed("v=abcde\necho ${#v:1:3}; echo same line\necho next").0, "next\n");
+    assert_eq!(failed("echo a $(echo ${a&}; echo in) b; echo c").0, "a b\nc\n");
+    assert_eq!(failed("echo ${a&} | cat; echo b").0, "b\n");
+    assert_eq!(failed("echo a && echo ${a&} || echo c; echo d\necho e").0, "a\ne\n");
+    assert_eq!(failed("if echo ${a&}; then echo t; else echo f; fi\necho e $?").0, "e 1\n");
+    assert_eq!(failed("f() { echo ${a&}; }; f; echo b\necho c $?").0, "c 1\n");
+    assert_eq!(failed("x=${a&}; echo b").1, 1);
+    let (stdout, status, _) = failed("set -e; echo ${a&}\necho after");
+    assert_eq!((stdout.as_str(), status), ("", 1));
+    // A later `exit` is not a bad substitution.
+    assert_eq!(failed("(echo ${a&}) || exit 3\necho never").1, 3);
+}
+
+#[test]
+fn names_bash_rejects_fail_the_command() {
+    let (stdout, _, stderr) = failed("for - in a b c; do echo hi; done; echo st=$?");
+    assert_eq!(stdout, "st=1\n");
+    assert_eq!(stderr, "bash: `-': not a valid identifier\n");
+    let (stdout, _, stderr) = failed("echo a; $foo-bar() { ls ; }; echo st=$?");
+    assert_eq!(stdout, "a\nst=1\n");
+    assert_eq!(stderr, "bash: `$foo-bar': not a valid identifier\n");
+    assert_eq!(failed("(\n$foo-bar() { ls ; }\n)").1, 1);
+}
+
+#[test]
+fn parameter_expansion_patterns_as_bash_reads_them() {
+    let script = "x='slash / brace } hi'; echo 'ambiguous:' ${x///}; echo ${x///b/Z}";
+    assert_eq!(out(script), "ambiguous: slash brace } hi\nslash / brace } hi\n");
+    assert_eq!(out("x=a/b/c; echo ${x////} ${x///b/Z} ${x/#/Z} ${x/%/Z}"), "abc aZ/c Za/b/c a/b/cZ\n");
+    // bash 5.2 gives `[^]]` a fixed length of two in `${X/pat/rep}`: nothing matches.
+    assert_eq!(out("pat='[^]]'\ns='ab^cd^'\necho ${s//$pat/z}"), "ab^cd^\n");
+    // Blanks inside `${…}` are kept.
+    let script =
+        "foo='a b c d'; echo \"[${foo%c d}]\" \"[${foo%c  d}]\"; y='a  b'; echo \"[${y/a  b/c  d}]\" \"[${q:-1  2}]\"";
+    assert_eq!(out(script), "[a b ] [a b c d]\n[c  d] [1  2]\n");
+    assert_eq!(out("z=${q:-a\t b}; echo \"[$z]\""), "[a\t b]\n");
+    // A backslash keeps `}` from closing the expansion and goes.
+    assert_eq!(
+        out("echo \"${var-}}\"\necho \"${var-\\}}\"\necho \"${var-'}'}\"\necho \"${var-\"}\"}\""),
+        "}\n}\n'}'\n}\n"
+    );
+}

@@ -26,11 +26,7 @@ fn ansi_c_quoting_decodes_what_bash_does() {
     assert_eq!(text("echo $'\\U0001F600'"), "\u{1f600}");
     assert_eq!(text("echo $'a\\tb\\x41\\101\\0101\\cA\\e\\?'"), "a\tbAA\u{8}1\u{1}\u{1b}?");
     assert!(parse("echo $'\\xff'").unwrap_err().0.contains("not a character"));
-    for bad in ["echo ${#x-default}", "echo ${a&}", "v=x; echo ${#v:1:3}"] {
-        assert!(parse(bad).unwrap_err().0.contains("bad substitution"), "{bad}");
-    }
     assert!(parse("echo '${x' \\${y}").is_ok());
-    assert!(parse("for - in a b; do echo hi; done").unwrap_err().0.contains("not a valid identifier"));
     assert!(parse("for x_1 in a b; do echo hi; done").is_ok());
 }
 

@@ -174,7 +174,42 @@ pub(super) fn word_with(raw: &str, quoted: bool, depth: usize, options: &ParserO
 /// Inside double quotes it is read as double-quoted text, as bash does: `"${X:-'a'}"`
 /// keeps the single quotes.
 pub(super) fn operand_word(raw: &str, quoted: bool, depth: usize) -> Result<Word, Unsupported> {
-    if quoted { parse_word_in(&format!("\"{raw}\""), true, depth + 1) } else { parse_word(raw, depth + 1) }
+    if quoted {
+        parse_word_in(&format!("\"{}\"", unescape_braces(raw)), true, depth + 1)
+    } else {
+        parse_word(raw, depth + 1)
+    }
+}
+
+/// `raw` with each `\}` made `}`: a backslash that kept a `}` from closing the
+/// expansion is removed, as bash does inside double quotes (`"${X-\}}"` is `}`), where
+/// a backslash before other characters stays.
+fn unescape_braces(raw: &str) -> String {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut out = String::with_capacity(raw.len());
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if chars.get(i + 1) == Some(&'}') => {
+                out.push('}');
+                i += 2;
+            }
+            '\\' => {
+                out.extend(&chars[i..(i + 2).min(chars.len())]);
+                i += 2;
+            }
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => {
+                let end = closing(&chars, i + 1);
+                out.extend(&chars[i..end]);
+                i = end;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// A here-document's text: `$` expansions, backquotes, and a backslash before `$`, `` ` ``,
@@ -269,10 +304,18 @@ pub(super) fn pieces_into(
             || matches!(pieces.get(i + 1).map(|n| &n.piece), Some(WordPiece::Text(t)) if t.starts_with('{'));
         match &p.piece {
             // What the grammar could not read as an expansion (`${#x-default}`, `${a&}`,
-            // left as the texts `$` and `{…}`): bash's "bad substitution", which ends
-            // the script.
+            // left as the texts `$` and `{…}`): bash's "bad substitution" when the word
+            // is expanded.
             WordPiece::Text(text) if text.contains("${") || (text.ends_with('$') && next_opens_brace()) => {
-                return Err(Unsupported(format!("bad substitution in `{raw}`")));
+                let dollar = match text.find("${") {
+                    Some(at) => p.start_index + at,
+                    None => p.start_index + text.len() - 1,
+                };
+                let chars: Vec<char> = raw.get(dollar..).unwrap_or("").chars().collect();
+                let end = if chars.len() > 1 { closing(&chars, 1) } else { chars.len() };
+                let written: String = chars[..end].iter().collect();
+                out.push(Piece::Fail { message: format!("{written}: bad substitution"), discard: true });
+                return Ok(());
             }
             WordPiece::Text(text) => out.push(Piece::Text { text: text.clone(), quoted }),
             WordPiece::SingleQuotedText(text) => out.push(Piece::Text { text: text.clone(), quoted: true }),
@@ -302,7 +345,9 @@ pub(super) fn pieces_into(
                 out.push(Piece::Parameter { expansion, quoted });
             }
             WordPiece::CommandSubstitution(source) | WordPiece::BackquotedCommandSubstitution(source) => {
-                let script = parse_nested(source, depth + 1)?;
+                let mut script = parse_nested(source, depth + 1)?;
+                // A bad substitution ends the substitution's subshell, whatever its line.
+                script.0.iter_mut().for_each(|item| item.line = false);
                 out.push(Piece::Substitution { script, quoted });
             }
             WordPiece::TildeExpansion(_) => {
@@ -393,7 +438,11 @@ pub(super) fn expansion(
                 SubstringMatchKind::FirstOccurrence => Replace::First,
                 SubstringMatchKind::Anywhere => Replace::All,
             };
-            let op = ParameterOp::Replace { pattern: pattern(p)?, replacement: operand(replacement)?, kind };
+            let (p, replacement) = match slash_pattern(text) {
+                Some((p, replacement)) if kind == Replace::All => (p, replacement),
+                _ => (p.clone(), replacement.clone()),
+            };
+            let op = ParameterOp::Replace { pattern: pattern(&p)?, replacement: operand(&replacement)?, kind };
             (parameter, indirect, op)
         }
         ParameterExpr::Transform { .. } => return unsupported("parameter transformation"),
@@ -422,6 +471,41 @@ pub(super) fn expansion(
         }
     };
     Ok(Expansion { parameter, op })
+}
+
+/// The pattern and replacement of `${X//pat/rep}` whose pattern starts with `/`
+/// (`${X///}` replaces every `/` with nothing): bash looks for the `/` that ends the
+/// pattern from its second character on, where the grammar takes that first `/` as the
+/// end of an empty pattern. `None` for any other expansion.
+fn slash_pattern(text: &str) -> Option<(String, Option<String>)> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    let name_end = match inner.chars().next()? {
+        c if c.is_ascii_alphabetic() || c == '_' => {
+            inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(inner.len())
+        }
+        c if c.is_ascii_digit() => inner.find(|c: char| !c.is_ascii_digit()).unwrap_or(inner.len()),
+        c => c.len_utf8(),
+    };
+    let rest = inner[name_end..].strip_prefix("//")?;
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let chars: Vec<char> = rest.chars().collect();
+    let mut i = 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '\'' => i += chars[i + 1..].iter().position(|c| *c == '\'').map_or(chars.len(), |p| p + 2),
+            '"' => i += chars[i + 1..].iter().position(|c| *c == '"').map_or(chars.len(), |p| p + 2),
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => i = closing(&chars, i + 1),
+            '/' => {
+                let pattern: String = chars[..i].iter().collect();
+                return Some((pattern, Some(chars[i + 1..].iter().collect())));
+            }
+            _ => i += 1,
+        }
+    }
+    Some((rest.to_string(), None))
 }
 
 /// `$'...'` escapes: the common ones.
