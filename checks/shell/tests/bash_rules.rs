@@ -114,3 +114,18 @@ fn parameter_expansion_patterns_as_bash_reads_them() {
         "}\n}\n'}'\n}\n"
     );
 }
+
+#[test]
+fn backslashes_inside_backquotes() {
+    let script = "echo \"x `echo hi`\"\necho \"x `echo \"hi\"`\"\necho \"x `echo \\\"hi\\\"`\"";
+    assert_eq!(out(script), "x hi\nx hi\nx hi\n");
+    let script =
+        "echo 1 `echo $`\necho 2 `echo \\$`\necho 3 `echo \\\\$`\necho 4 `echo \\\\\\$`\necho 5 `echo \\\\\\\\$`";
+    assert_eq!(out(script), "1 $\n2 $\n3 $\n4 $\n5 \\$\n");
+    let quoted = "echo \"1 `echo $`\"\necho \"2 `echo \\$`\"\necho \"3 `echo \\\\$`\"\necho \"4 `echo \\\\\\$`\"\necho \"5 `echo \\\\\\\\$`\"";
+    assert_eq!(out(quoted), "1 $\n2 $\n3 $\n4 $\n5 \\$\n");
+    let script = "echo `echo \\\\\\\"foo\\\\\\\"` -\necho `echo \\\\\\\\\"foo\\\\\\\\\"` -\necho `echo \\\\\\\\\\\"foo\\\\\\\\\\\"` -";
+    assert_eq!(out(script), "\\foo\\ -\n\\foo\\ -\n\\\"foo\\\" -\n");
+    assert_eq!(out("echo `echo \\`echo nested\\``"), "nested\n");
+    assert_eq!(out("x=1; echo `echo \\$x $x`"), "1 1\n");
+}

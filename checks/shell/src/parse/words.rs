@@ -281,6 +281,25 @@ pub(super) fn closing(chars: &[char], open: usize) -> usize {
     chars.len()
 }
 
+/// The command of a backquoted substitution: inside backquotes a backslash keeps its
+/// literal meaning except before `$`, `` ` `` and `\` (and, in double quotes, `"`), where
+/// it goes (bash's manual, Command Substitution). So `` `echo \\$` `` runs `echo \$`,
+/// and a nested substitution is written `` \` ``.
+fn backquoted(source: &str, quoted: bool) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next)) if matches!(next, '$' | '`' | '\\') || (quoted && next == '"') => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether a piece is `$@` (then `"$@"` with no parameters is no argument at all).
 pub(super) fn is_all_parameters(piece: &WordPiece) -> bool {
     matches!(
@@ -344,8 +363,13 @@ pub(super) fn pieces_into(
                 let expansion = Box::new(expansion(expr, quoted, depth, text)?);
                 out.push(Piece::Parameter { expansion, quoted });
             }
-            WordPiece::CommandSubstitution(source) | WordPiece::BackquotedCommandSubstitution(source) => {
-                let mut script = parse_nested(source, depth + 1)?;
+            WordPiece::CommandSubstitution(_) | WordPiece::BackquotedCommandSubstitution(_) => {
+                let source = match &p.piece {
+                    WordPiece::BackquotedCommandSubstitution(source) => backquoted(source, quoted),
+                    WordPiece::CommandSubstitution(source) => source.clone(),
+                    _ => unreachable!(),
+                };
+                let mut script = parse_nested(&source, depth + 1)?;
                 // A bad substitution ends the substitution's subshell, whatever its line.
                 script.0.iter_mut().for_each(|item| item.line = false);
                 out.push(Piece::Substitution { script, quoted });
