@@ -9,9 +9,21 @@
 //! (also `for ((;;))`), `while`/`until`, `case`, function definitions, `[[ ]]`, `(( ))`,
 //! quoting (single, double, `$'..'`, backslash), parameter expansion (`$X`, `${X:-d}`,
 //! `${#X}`, `${X%pat}`, `${X/a/b}`, `$1`, `$@`, `$?`, ...), arithmetic `$(( ))`, command
-//! substitution `$(..)`/backquotes, globs, the redirections `<`, `>`, `>>`, `N>&M`, `&>`,
+//! substitution `$(..)`/backquotes (a backslash inside them escapes only `$`, `` ` ``, `\`
+//! and, in double quotes, `"`), brace expansion on the text as written (`-{$a,'b'}-`,
+//! `\{{a,b}`, zero-padded `{01..10}`; at most [`words::MAX_BRACES`] levels and
+//! [`MAX_BRACE_WORDS`] words), globs, the redirections `<`, `>`, `>>`, `N>&M` (a
+//! descriptor above 2 only as a target of the same command's redirections), `&>`,
 //! here-documents and here-strings. Output redirections to files parse; the interpreter
 //! refuses them unless the target is `/dev/null`.
+//!
+//! What bash rejects only when it runs the command is kept as a [`Piece::Fail`], so the
+//! script fails where and as bash's does: a bad substitution (`${a&}`, `${#x-d}`)
+//! abandons the rest of its line ([`AndOr::line`]), a loop variable or function name
+//! that is not a name (`for - in`, `$f-g() {…}`) fails its command. Refused: input
+//! redirections of descriptors other than 0, syntax errors (brush-parser reads the whole
+//! script first, so bash's output before a syntax error on a later line is not
+//! reproduced), here-document bodies whose unescaped substitutions do not balance.
 
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions};

@@ -129,3 +129,29 @@ fn backslashes_inside_backquotes() {
     assert_eq!(out("echo `echo \\`echo nested\\``"), "nested\n");
     assert_eq!(out("x=1; echo `echo \\$x $x`"), "1 1\n");
 }
+
+#[test]
+fn brace_expansion_on_the_text_as_written() {
+    assert_eq!(out("echo -{\\X\"b\",'cd'}-"), "-Xb- -cd-\n");
+    assert_eq!(out("a=A\necho -{$a,b}-"), "-A- -b-\n");
+    assert_eq!(
+        out("echo \\{{a,b} {{a,b} {a,b}} {a,b}_{ {x}_{a,b} {x{a,b}}"),
+        "{a {b {a {b a} b} a_{ b_{ {x}_a {x}_b {xa} {xb}\n"
+    );
+    assert_eq!(
+        out("echo -{01..03}-\necho -{09..12}-\necho -{12..07}-"),
+        "-01- -02- -03-\n-09- -10- -11- -12-\n-12- -11- -10- -09- -08- -07-\n"
+    );
+    assert_eq!(
+        out("echo -{01..3}- {-05..2} {1..10..3} {a..e..-2} {1..4..0}"),
+        "-01- -02- -03- -05 -04 -03 -02 -01 000 001 002 1 4 7 10 a c e 1 2 3 4\n"
+    );
+    assert_eq!(
+        out("echo a{X,,Y}b -{A,={a,b}=,B}- {a,b{c,d}e} {,a} \"{a,b}\" {a\\,b,c} {a..c}{1,2}"),
+        "aXb ab aYb -A- -=a=- -=b=- -B- a bce bde a {a,b} a,b c a1 a2 b1 b2 c1 c2\n"
+    );
+    assert_eq!(
+        out("echo {1.3} {1...3} {1__3} {1..3..} -{a,b,1..3}- ${x:-{a,b\\}} $'{a,b}'"),
+        "{1.3} {1...3} {1__3} {1..3..} -a- -b- -1..3- {a,b} {a,b}\n"
+    );
+}

@@ -110,11 +110,14 @@ fn numbers_the_grammar_would_panic_on_are_refused() {
     ] {
         assert!(parse(source).is_ok(), "{source:?}");
     }
-    // Found by fuzzing: exponential backtracking in unclosed braces.
+    // Found by fuzzing: brush-parser's brace grammar backtracked exponentially in
+    // unclosed braces; the expansion here reads them once (bash prints the word as is).
     let braces = format!("echo z{{a,b{}B{{zfz}}", "{".repeat(14));
     let started = std::time::Instant::now();
-    assert!(parse(&braces).unwrap_err().0.contains("more than 8 `{`"));
+    assert!(parse(&braces).is_ok());
     assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    let nested = format!("echo {}", "{a,".repeat(12) + &"b}".repeat(12));
+    assert!(parse(&nested).unwrap_err().0.contains("more than 8 `{`"));
     assert!(parse("ls src/{a,b}/{c,d}.ts").is_ok());
     for source in [
         "echo 2147483647>/dev/null",
@@ -225,8 +228,6 @@ fn brace_expansion() {
     };
     assert_eq!(words.len(), 3);
     for (source, error) in [
-        ("echo \"$x\"{a,b}", "brace expansion next to quotes or substitutions"),
-        ("echo {01..10}", "zero-padded brace sequences"),
         ("echo {1..100000}", "of more than 10000 words"),
         ("echo {a,b}{1..5001}", "of more than 10000 words"),
         ("echo {1..6000}; echo {1..6000}", "brace expansions of more than 10000 words"),
