@@ -11,7 +11,7 @@
 //! `${#X}`, `${X%pat}`, `${X/a/b}`, `$1`, `$@`, `$?`, ...), arithmetic `$(( ))`, command
 //! substitution `$(..)`/backquotes (a backslash inside them escapes only `$`, `` ` ``, `\`
 //! and, in double quotes, `"`), brace expansion on the text as written (`-{$a,'b'}-`,
-//! `\{{a,b}`, zero-padded `{01..10}`; at most [`words::MAX_BRACES`] levels and
+//! `\{{a,b}`, zero-padded `{01..10}`; at most `MAX_BRACES` levels and
 //! [`MAX_BRACE_WORDS`] words), globs, the redirections `<`, `>`, `>>`, `N>&M` (a
 //! descriptor above 2 only as a target of the same command's redirections), `&>`,
 //! here-documents and here-strings. Output redirections to files parse; the interpreter
