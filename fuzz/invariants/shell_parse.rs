@@ -106,7 +106,7 @@ fn word_depth(word: &Word) -> usize {
                 };
                 words.into_iter().map(|w| 1 + word_depth(w)).max().unwrap_or(0)
             }
-            Piece::Text { .. } => 0,
+            Piece::Text { .. } | Piece::Fail { .. } => 0,
         })
         .max()
         .unwrap_or(0)

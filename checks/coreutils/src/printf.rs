@@ -177,11 +177,16 @@ fn read_num(fmt: &[u8], mut i: usize) -> (Option<usize>, usize) {
 
 /// Parse a numeric printf argument like bash: leading blanks, sign, `0x`, leading `0`
 /// octal, `'c` for a character code.
-/// `Ok(value)` or `Err(value of the valid prefix)` when there is trailing garbage.
+/// `Ok(value)` or `Err(value of the valid prefix)` when anything follows the number,
+/// trailing blanks too (bash's `strtoimax` check: `' -123 '` prints -123, warns, and
+/// sets status 1), or when there is no number at all (`' '`; an empty argument is 0).
 fn parse_int_prefix(a: &str) -> Result<i64, i64> {
     let t = a.trim_start_matches([' ', '\t', '\n']);
     if let Some(rest) = t.strip_prefix(['\'', '"']) {
         return Ok(rest.chars().next().map_or(0, |c| i64::from(u32::from(c))));
+    }
+    if a.is_empty() {
+        return Ok(0);
     }
     let (neg, body) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
@@ -207,14 +212,45 @@ fn parse_int_prefix(a: &str) -> Result<i64, i64> {
         }
     }
     let v = if neg { -v } else { v };
-    let rest = &digits[used..];
-    if (used == 0 && radix == 10) || !rest.trim_end_matches([' ', '\t', '\n']).is_empty() {
-        if used == 0 && radix == 10 && rest.is_empty() && t.is_empty() {
-            return Ok(0);
-        }
+    if (used == 0 && radix != 8) || used < digits.len() {
         return Err(v);
     }
     Ok(v)
+}
+
+/// bash's warning for a number argument [`parse_int_prefix`] rejected: it names the
+/// base the argument was read in (`0x1g: invalid hex number`).
+fn invalid_number(a: &str) -> String {
+    let body = a.trim_start_matches([' ', '\t', '\n']).trim_start_matches(['-', '+']);
+    let base = if body.starts_with("0x") || body.starts_with("0X") {
+        "hex "
+    } else if body.len() > 1 && body.starts_with('0') && !body.starts_with("0.") {
+        "octal "
+    } else {
+        ""
+    };
+    format!("printf: {a}: invalid {base}number\n")
+}
+
+/// A floating-point argument like bash's `strtold`: leading blanks, then the longest
+/// prefix that is a number (`1.5x` is 1.5). `Err` holds that prefix's value when
+/// anything follows it (trailing blanks too) or nothing is a number.
+fn parse_float_prefix(a: &str) -> Result<f64, f64> {
+    let t = a.trim_start_matches([' ', '\t', '\n']);
+    if t.starts_with(['\'', '"']) || t.starts_with("0x") || t.starts_with("0X") {
+        return parse_int_prefix(a).map(|v| v as f64).map_err(|v| v as f64);
+    }
+    if a.is_empty() {
+        return Ok(0.0);
+    }
+    // Rust reads `1.`, `.5`, `1e5`, `inf` and `nan` as strtold does.
+    let prefix =
+        (1..=t.len()).rev().filter(|&n| t.is_char_boundary(n)).find_map(|n| t[..n].parse::<f64>().ok().map(|v| (n, v)));
+    match prefix {
+        Some((n, v)) if n == t.len() => Ok(v),
+        Some((_, v)) => Err(v),
+        None => Err(0.0),
+    }
 }
 
 /// Format one conversion. Returns true when `%b` hit `\c`.
@@ -283,7 +319,7 @@ fn convert(spec: &Spec, st: &mut PrintfState, io: &mut Io) -> bool {
             let v = match parse_int_prefix(&a) {
                 Ok(v) => v,
                 Err(v) => {
-                    io.stderr.extend_from_slice(format!("printf: {a}: invalid number\n").as_bytes());
+                    io.stderr.extend_from_slice(invalid_number(&a).as_bytes());
                     st.status = 1;
                     v
                 }
@@ -326,16 +362,13 @@ fn convert(spec: &Spec, st: &mut PrintfState, io: &mut Io) -> bool {
         }
         b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
             let a = st.take().unwrap_or("0").to_string();
-            let v: f64 = match a.trim().parse() {
+            let v = match parse_float_prefix(&a) {
                 Ok(v) => v,
-                Err(_) => match parse_int_prefix(&a) {
-                    Ok(v) => v as f64,
-                    Err(v) => {
-                        io.stderr.extend_from_slice(format!("printf: {a}: invalid number\n").as_bytes());
-                        st.status = 1;
-                        v as f64
-                    }
-                },
+                Err(v) => {
+                    io.stderr.extend_from_slice(invalid_number(&a).as_bytes());
+                    st.status = 1;
+                    v
+                }
             };
             let p = spec.precision.unwrap_or(6);
             let mut body = match spec.conv {
@@ -343,6 +376,11 @@ fn convert(spec: &Spec, st: &mut PrintfState, io: &mut Io) -> bool {
                 b'e' | b'E' => c_exp(v, p),
                 _ => c_general(v, p, spec.flags.contains('#')),
             };
+            // `#`: the point stays even with no digits after it (`%#.0f` of 3 is `3.`).
+            if spec.flags.contains('#') && p == 0 && v.is_finite() && matches!(spec.conv, b'f' | b'F' | b'e' | b'E') {
+                let at = body.find(['e', 'E']).unwrap_or(body.len());
+                body.insert(at, '.');
+            }
             if spec.conv.is_ascii_uppercase() {
                 body = body.to_uppercase();
             }

@@ -62,6 +62,13 @@ fn cases() -> Vec<Case> {
         c("echo", &["-nn", "-e", "a\\\\b"]),
         // printf (bash builtin)
         c("printf", &["%s\\n", "a", "b", "c"]),
+        // A number with anything after it, blanks too: the number, a warning, status 1.
+        c("printf", &["%d\\n", " -123 "]),
+        c("printf", &["%d|%d|%d|%x\\n", "12abc", "  ", "", "0x1g"]),
+        c("printf", &["%d\\n", "08"]),
+        c("printf", &["%f|%f|%f\\n", " 1.5 ", "1.5x", "abc"]),
+        // `#` keeps the point of a conversion with no decimals.
+        c("printf", &["[%#.0f][%#.0e][%#.3f][%#.0F][%.0f]\\n", "3", "3", "3", "3", "3"]),
         c("printf", &["%d-%s\\n", "1", "a", "2", "b", "3"]),
         c("printf", &["%5s|%-5s|\\n", "ab", "cd"]),
         c("printf", &["%05d %x %o %X\\n", "42", "255", "8", "255"]),

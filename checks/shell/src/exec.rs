@@ -137,6 +137,7 @@ pub fn run_limited(
         conditions: 0,
         substitution_status: None,
         stopped: false,
+        discarding: false,
         stack_base: stack_position(),
         max_steps,
     };
@@ -315,6 +316,10 @@ struct Shell {
     substitution_status: Option<i32>,
     /// The script was stopped at a limit: nothing more runs.
     stopped: bool,
+    /// The [`Flow::Exit`] unwinding now is a bad substitution's ([`Piece::Fail`]), which
+    /// abandons only the rest of the line ([`AndOr::line`]) or the subshell. Cleared
+    /// when a pipeline starts and when a subshell ends, so a real `exit` is never one.
+    discarding: bool,
     /// [`stack_position`] when the run started ([`STACK_BUDGET`]).
     stack_base: usize,
     /// [`MAX_STEPS`].
@@ -324,11 +329,26 @@ struct Shell {
 impl Shell {
     fn script(&mut self, script: &Script, stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
         let mut flow = Flow::Next(self.last_status);
-        for item in &script.0 {
+        let mut items = script.0.iter().enumerate();
+        while let Some((i, item)) = items.next() {
             if self.stopped {
                 return Flow::Exit(STOPPED);
             }
             flow = self.and_or(item, stdin, out, err);
+            if let Flow::Exit(status) = flow
+                && self.discarding
+                && !self.state.options.errexit
+                && let Some(skip) = script.0[i + 1..].iter().position(|next| next.line)
+            {
+                // A bad substitution: the script goes on at its next line.
+                self.discarding = false;
+                self.last_status = status;
+                flow = Flow::Next(status);
+                if skip > 0 {
+                    items.nth(skip - 1);
+                }
+                continue;
+            }
             if !matches!(flow, Flow::Next(_)) {
                 return flow;
             }
@@ -375,6 +395,7 @@ impl Shell {
     }
 
     fn pipeline(&mut self, pipeline: &Pipeline, stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> Flow {
+        self.discarding = false;
         let flow = match pipeline.commands.as_slice() {
             // `!` alone: bash negates the empty pipeline's 0 (found by fuzzing: the stages
             // below assumed at least one command).
@@ -435,6 +456,7 @@ impl Shell {
         let result = run(self);
         self.ctx.cwd = cwd;
         self.state = state;
+        self.discarding = false;
         result
     }
 

@@ -201,6 +201,7 @@ pub fn refusals(script: &Script, lookup: exec::Lookup, granted: bool) -> Vec<Str
         let alone = Script(vec![AndOr {
             first: Pipeline { negated: false, commands: vec![command.clone()] },
             rest: Vec::new(),
+            line: true,
         }]);
         let run = exec::run_limited(&alone, Ctx::new(PROBE_ROOT), lookup, None, NO_LIMIT, PROBE_STEPS);
         let shown = words.join(" ");

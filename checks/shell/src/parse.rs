@@ -9,9 +9,21 @@
 //! (also `for ((;;))`), `while`/`until`, `case`, function definitions, `[[ ]]`, `(( ))`,
 //! quoting (single, double, `$'..'`, backslash), parameter expansion (`$X`, `${X:-d}`,
 //! `${#X}`, `${X%pat}`, `${X/a/b}`, `$1`, `$@`, `$?`, ...), arithmetic `$(( ))`, command
-//! substitution `$(..)`/backquotes, globs, the redirections `<`, `>`, `>>`, `N>&M`, `&>`,
+//! substitution `$(..)`/backquotes (a backslash inside them escapes only `$`, `` ` ``, `\`
+//! and, in double quotes, `"`), brace expansion on the text as written (`-{$a,'b'}-`,
+//! `\{{a,b}`, zero-padded `{01..10}`; at most `MAX_BRACES` levels and
+//! [`MAX_BRACE_WORDS`] words), globs, the redirections `<`, `>`, `>>`, `N>&M` (a
+//! descriptor above 2 only as a target of the same command's redirections), `&>`,
 //! here-documents and here-strings. Output redirections to files parse; the interpreter
 //! refuses them unless the target is `/dev/null`.
+//!
+//! What bash rejects only when it runs the command is kept as a [`Piece::Fail`], so the
+//! script fails where and as bash's does: a bad substitution (`${a&}`, `${#x-d}`)
+//! abandons the rest of its line ([`AndOr::line`]), a loop variable or function name
+//! that is not a name (`for - in`, `$f-g() {…}`) fails its command. Refused: input
+//! redirections of descriptors other than 0, syntax errors (brush-parser reads the whole
+//! script first, so bash's output before a syntax error on a later line is not
+//! reproduced), here-document bodies whose unescaped substitutions do not balance.
 
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions};
@@ -41,6 +53,8 @@ pub const MAX_PARENTHESES: usize = 16;
 pub const MAX_BRACE_WORDS: usize = 10_000;
 
 thread_local! {
+    /// The characters of the command string [`parse_nested`] is parsing ([`text`]).
+    static SOURCE: std::cell::RefCell<std::rc::Rc<Vec<char>>> = std::cell::RefCell::default();
     /// Words the brace expansions of the command string being parsed produced so far
     /// ([`MAX_BRACE_WORDS`]); [`parse`] starts it at 0.
     static BRACE_WORDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
@@ -64,6 +78,14 @@ pub fn parse(source: &str) -> Result<Script, Unsupported> {
 }
 
 fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
+    /// Puts back the source of the enclosing command string when this one is parsed.
+    struct Restore(std::rc::Rc<Vec<char>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SOURCE.set(std::mem::take(&mut self.0));
+        }
+    }
+    let _restore = Restore(SOURCE.replace(std::rc::Rc::new(source.chars().collect())));
     if depth > MAX_NESTING || nesting_depth(source) > MAX_NESTING {
         return Err(Unsupported(format!("commands nested more than {MAX_NESTING} levels deep")));
     }
@@ -104,9 +126,33 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
         .map_err(|e| Unsupported(format!("shell syntax error: {e}")))?;
     let mut items = Vec::new();
     for complete in program.complete_commands {
+        let start = items.len();
         items.extend(compound_list(&complete, depth)?);
+        if let Some(first) = items.get_mut(start) {
+            first.line = true;
+        }
     }
     Ok(Script(items))
+}
+
+/// A word as the command string wrote it. brush-parser 0.4's tokenizer rebuilds the text
+/// inside `${…}` from its tokens, one space between them, so `"${x%a  b}"` or
+/// `"${x:-a  b}"` would lose spaces (and tabs, and newlines) that bash keeps; the word's
+/// span in the source has them. The source text is used only when it is the same word
+/// but for blanks, else the tokenizer's.
+fn text(word: &ast::Word) -> std::borrow::Cow<'_, str> {
+    let value = word.value.as_str();
+    if !value.contains("${") {
+        return value.into();
+    }
+    let from_source = word.loc.as_ref().and_then(|loc| {
+        SOURCE.with_borrow(|chars| chars.get(loc.start.index..loc.end.index).map(|c| c.iter().collect::<String>()))
+    });
+    let bare = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    match from_source {
+        Some(original) if original != value && bare(&original) == bare(value) => original.into(),
+        _ => value.into(),
+    }
 }
 
 fn compound_list(list: &ast::CompoundList, depth: usize) -> Result<Vec<AndOr>, Unsupported> {
@@ -125,7 +171,7 @@ fn compound_list(list: &ast::CompoundList, depth: usize) -> Result<Vec<AndOr>, U
                     ast::AndOr::Or(p) => Ok((Op::Or, pipeline(p, depth)?)),
                 })
                 .collect::<Result<_, _>>()?;
-            Ok(AndOr { first, rest })
+            Ok(AndOr { first, rest, line: false })
         })
         .collect()
 }
@@ -149,9 +195,15 @@ fn redirect_list(list: &Option<ast::RedirectList>, depth: usize) -> Result<Vec<R
     }
 }
 
+/// A command that fails with bash's `message` and status 1 when it runs.
+fn failing(message: String) -> Command {
+    let word = Word(vec![Piece::Fail { message, discard: false }]);
+    Command::Simple { words: vec![word], redirects: Vec::new(), assignments: Vec::new() }
+}
+
 /// A script of one command (a function's body).
 fn single(command: Command) -> Script {
-    Script(vec![AndOr { first: Pipeline { negated: false, commands: vec![command] }, rest: Vec::new() }])
+    Script(vec![AndOr { first: Pipeline { negated: false, commands: vec![command] }, rest: Vec::new(), line: false }])
 }
 
 fn command(c: &ast::Command, depth: usize) -> Result<Command, Unsupported> {
@@ -160,6 +212,10 @@ fn command(c: &ast::Command, depth: usize) -> Result<Command, Unsupported> {
         ast::Command::Compound(compound, list) => compound_command(compound, redirect_list(list, depth)?, depth),
         ast::Command::Function(function) => {
             let name = function.fname.value.clone();
+            // bash defines no function whose name has quotes or a `$`, at run time.
+            if !name.is_empty() && name.contains(['$', '\'', '"', '\\']) && !name.contains(['`', '=']) {
+                return Ok(failing(format!("`{name}': not a valid identifier")));
+            }
             if name.is_empty() || name.contains(['$', '`', '\'', '"', '\\', '=']) {
                 return Err(Unsupported(format!("function name `{name}`")));
             }
@@ -209,14 +265,15 @@ fn compound_command(
         ast::CompoundCommand::ForClause(f) => {
             let words = match &f.values {
                 Some(values) => {
-                    let words = values.iter().map(|w| command_words(&w.value, depth)).collect::<Result<Vec<_>, _>>()?;
+                    let words = values.iter().map(|w| command_words(&text(w), depth)).collect::<Result<Vec<_>, _>>()?;
                     Some(words.into_iter().flatten().collect())
                 }
                 None => None,
             };
-            // bash refuses a loop variable that is not a name (`for - in a`): an error.
+            // bash refuses a loop variable that is not a name (`for - in a`) when it
+            // runs the loop: the command fails.
             if !crate::vars::is_name(&f.variable_name) {
-                return Err(Unsupported(format!("`{}': not a valid identifier", f.variable_name)));
+                return Ok(failing(format!("`{}': not a valid identifier", f.variable_name)));
             }
             group(nested(&f.body.list)?, Compound::For { name: f.variable_name.clone(), words })
         }
@@ -241,7 +298,7 @@ fn compound_command(
                         patterns: item
                             .patterns
                             .iter()
-                            .map(|w| parse_word(&w.value, depth))
+                            .map(|w| parse_word(&text(w), depth))
                             .collect::<Result<_, _>>()?,
                         body: item.cmd.as_ref().map(nested).transpose()?.unwrap_or(Script(Vec::new())),
                         then: match item.post_action {
@@ -252,7 +309,7 @@ fn compound_command(
                     })
                 })
                 .collect::<Result<_, Unsupported>>()?;
-            group(Script(Vec::new()), Compound::Case { subject: parse_word(&c.value.value, depth)?, arms })
+            group(Script(Vec::new()), Compound::Case { subject: parse_word(&text(&c.value), depth)?, arms })
         }
         ast::CompoundCommand::Arithmetic(a) => {
             group(Script(Vec::new()), Compound::Arithmetic(arithmetic_word(&a.expr.value, depth + 1)?))
@@ -272,9 +329,9 @@ fn test_expr(e: &ast::ExtendedTestExpr, depth: usize, level: usize) -> Result<Te
         E::Or(a, b) => TestExpr::Or(inner(a)?, inner(b)?),
         E::Not(a) => TestExpr::Not(inner(a)?),
         E::Parenthesized(a) => test_expr(a, depth, level + 1)?,
-        E::UnaryTest(predicate, w) => TestExpr::Unary(unary_test(predicate)?, parse_word(&w.value, depth)?),
+        E::UnaryTest(predicate, w) => TestExpr::Unary(unary_test(predicate)?, parse_word(&text(w), depth)?),
         E::BinaryTest(predicate, l, r) => {
-            TestExpr::Binary(binary_test(predicate), parse_word(&l.value, depth)?, parse_word(&r.value, depth)?)
+            TestExpr::Binary(binary_test(predicate), parse_word(&text(l), depth)?, parse_word(&text(r), depth)?)
         }
     })
 }
@@ -338,14 +395,14 @@ fn simple_command(simple: &ast::SimpleCommand, depth: usize) -> Result<Command, 
     let mut assignments = Vec::new();
     let mut item = |item: &ast::CommandPrefixOrSuffixItem, is_suffix: bool| -> Result<(), Unsupported> {
         match item {
-            ast::CommandPrefixOrSuffixItem::Word(w) => words.extend(command_words(&w.value, depth)?),
+            ast::CommandPrefixOrSuffixItem::Word(w) => words.extend(command_words(&text(w), depth)?),
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(redirect(r, depth)?),
             // After the command name `a=b` is an ordinary argument (`echo status=$?`);
             // `export`/`local` read it as an assignment themselves.
             ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) if is_suffix => {
-                words.push(parse_word(&w.value, depth)?)
+                words.push(parse_word(&text(w), depth)?)
             }
-            ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => assignments.push(assignment(a, depth)?),
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => assignments.push(assignment(a, w, depth)?),
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
                 return Err(Unsupported("process substitution `<( )`".into()));
             }
@@ -364,7 +421,9 @@ fn simple_command(simple: &ast::SimpleCommand, depth: usize) -> Result<Command, 
     Ok(Command::Simple { words, redirects, assignments })
 }
 
-fn assignment(a: &ast::Assignment, depth: usize) -> Result<Assignment, Unsupported> {
+/// `a`, written as the word `word` (`X=value`): the value is taken from the word's
+/// [`text`], which keeps blanks inside `${…}`.
+fn assignment(a: &ast::Assignment, word: &ast::Word, depth: usize) -> Result<Assignment, Unsupported> {
     let name = match &a.name {
         ast::AssignmentName::VariableName(name) => name.clone(),
         ast::AssignmentName::ArrayElementName(name, _) => {
@@ -373,7 +432,12 @@ fn assignment(a: &ast::Assignment, depth: usize) -> Result<Assignment, Unsupport
     };
     match &a.value {
         ast::AssignmentValue::Scalar(w) => {
-            Ok(Assignment { name, value: parse_word(&w.value, depth)?, append: a.append })
+            let written = text(word);
+            let value = match written.split_once('=') {
+                Some((_, value)) if written != word.value => value.to_string(),
+                _ => w.value.clone(),
+            };
+            Ok(Assignment { name, value: parse_word(&value, depth)?, append: a.append })
         }
         ast::AssignmentValue::Array(_) => Err(Unsupported(format!("arrays (`{name}=(...)`)"))),
     }
@@ -383,15 +447,18 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
     match r {
         ast::IoRedirect::File(fd, kind, target) => {
             let target_word = |target: &ast::IoFileRedirectTarget| match target {
-                ast::IoFileRedirectTarget::Filename(w) => parse_word(&w.value, depth),
+                ast::IoFileRedirectTarget::Filename(w) => parse_word(&text(w), depth),
                 ast::IoFileRedirectTarget::Fd(n) => Ok(Word(vec![Piece::Text { text: n.to_string(), quoted: true }])),
-                ast::IoFileRedirectTarget::Duplicate(w) => parse_word(&w.value, depth),
+                ast::IoFileRedirectTarget::Duplicate(w) => parse_word(&text(w), depth),
                 ast::IoFileRedirectTarget::ProcessSubstitution(..) => {
                     Err(Unsupported("process substitution `<( )`".into()))
                 }
             };
             match kind {
-                ast::IoFileRedirectKind::Read => Ok(Redirect::Input { target: target_word(target)? }),
+                ast::IoFileRedirectKind::Read => {
+                    stdin_only(*fd, "input redirections")?;
+                    Ok(Redirect::Input { target: target_word(target)? })
+                }
                 ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber | ast::IoFileRedirectKind::Append => {
                     Ok(Redirect::Output { fds: vec![fd.unwrap_or(1)], target: target_word(target)? })
                 }
@@ -411,7 +478,7 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
             }
         }
         ast::IoRedirect::OutputAndError(target, _append) => {
-            Ok(Redirect::Output { fds: vec![1, 2], target: parse_word(&target.value, depth)? })
+            Ok(Redirect::Output { fds: vec![1, 2], target: parse_word(&text(target), depth)? })
         }
         ast::IoRedirect::HereDocument(fd, doc) => {
             stdin_only(*fd, "here-documents")?;
@@ -424,7 +491,7 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
         }
         ast::IoRedirect::HereString(fd, w) => {
             stdin_only(*fd, "here-strings")?;
-            Ok(Redirect::Here { text: parse_word(&w.value, depth)?, newline: true })
+            Ok(Redirect::Here { text: parse_word(&text(w), depth)?, newline: true })
         }
     }
 }

@@ -291,20 +291,79 @@ pub fn remove_suffix<'a>(text: &'a str, pattern: &str, longest: bool) -> &'a str
     cuts.into_iter().find(|&i| matches(pattern, &text[i..])).map_or(text, |i| &text[..i])
 }
 
+/// How many characters `pattern` matches when that is fixed (no `*`), computed as bash
+/// 5.2's `umatchlen` does. bash's `${X/pat/rep}` tries only substrings of that length,
+/// and its count takes the character after `[` as the bracket's first member without
+/// looking at a negation, so `[^]]` or `[!]a]` count two (the bracket ends at the first
+/// `]`) and match nothing there, while `case` and `${X#pat}` match them.
+fn match_length(pattern: &str) -> Option<usize> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut length = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        match c {
+            '\\' => i += 1,
+            '*' => return None,
+            '?' | '+' | '!' | '@' if chars.get(i) == Some(&'(') => return None,
+            '[' => {
+                let start = i;
+                // The first member cannot close the bracket (`[]]`), whatever it is.
+                let mut first = true;
+                loop {
+                    match chars.get(i) {
+                        None => {
+                            // No closing `]`: the text is literal.
+                            length += chars.len() - start;
+                            break;
+                        }
+                        Some(']') if !first => break,
+                        Some('[') if matches!(chars.get(i + 1), Some(':' | '=' | '.')) => {
+                            let close = chars[i + 1];
+                            let end = (i + 2..chars.len().saturating_sub(1))
+                                .find(|&k| chars[k] == close && chars[k + 1] == ']');
+                            i = end.map_or(i + 1, |k| k + 2);
+                        }
+                        Some('\\') => i += 2,
+                        Some(_) => i += 1,
+                    }
+                    first = false;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        length += 1;
+    }
+    Some(length)
+}
+
 /// `${X/pat/rep}`, `${X//pat/rep}`, `${X/#pat/rep}`, `${X/%pat/rep}`: the longest match
-/// at the leftmost position where one starts. An empty pattern replaces nothing.
+/// at the leftmost position where one starts, of the pattern's fixed length when it has
+/// one ([`match_length`]). An empty pattern replaces nothing, but is matched by `/#` and
+/// `/%` (it adds the replacement at the start or the end), and an empty value is
+/// replaced whole when the pattern matches it (`${X/*/rep}`).
 pub fn replace(text: &str, pattern: &str, replacement: &str, kind: Replace) -> String {
-    if pattern.is_empty() {
+    let anchored = matches!(kind, Replace::Prefix | Replace::Suffix);
+    if pattern.is_empty() && !anchored {
         return text.to_string();
     }
+    if text.is_empty() {
+        return if matches(pattern, "") { replacement.to_string() } else { String::new() };
+    }
     let cuts = boundaries(text);
+    let fixed = match_length(pattern);
+    // Whether the match from cut `a` to cut `b` (indices into `cuts`) has the length.
+    let fits = |a: usize, b: usize| fixed.is_none_or(|n| b - a == n);
+    let last = cuts.len() - 1;
     match kind {
-        Replace::Prefix => match cuts.iter().rev().find(|&&i| matches(pattern, &text[..i])) {
-            Some(&i) => format!("{replacement}{}", &text[i..]),
+        Replace::Prefix => match (0..=last).rev().find(|&b| fits(0, b) && matches(pattern, &text[..cuts[b]])) {
+            Some(b) => format!("{replacement}{}", &text[cuts[b]..]),
             None => text.to_string(),
         },
-        Replace::Suffix => match cuts.iter().find(|&&i| matches(pattern, &text[i..])) {
-            Some(&i) => format!("{}{replacement}", &text[..i]),
+        Replace::Suffix => match (0..=last).find(|&a| fits(a, last) && matches(pattern, &text[cuts[a]..])) {
+            Some(a) => format!("{}{replacement}", &text[..cuts[a]]),
             None => text.to_string(),
         },
         Replace::First if is_literal(pattern) => text.replacen(pattern, replacement, 1),
@@ -314,15 +373,15 @@ pub fn replace(text: &str, pattern: &str, replacement: &str, kind: Replace) -> S
             let mut k = 0;
             while k < cuts.len() {
                 let start = cuts[k];
-                let end = cuts[k + 1..].iter().rev().copied().find(|&end| matches(pattern, &text[start..end]));
+                let end = (k + 1..cuts.len()).rev().find(|&b| fits(k, b) && matches(pattern, &text[start..cuts[b]]));
                 match end {
-                    Some(end) => {
+                    Some(b) => {
                         out.push_str(replacement);
                         if kind == Replace::First {
-                            out.push_str(&text[end..]);
+                            out.push_str(&text[cuts[b]..]);
                             return out;
                         }
-                        k = cuts.iter().position(|&c| c == end).unwrap_or(cuts.len());
+                        k = b;
                     }
                     None => {
                         if let Some(&next) = cuts.get(k + 1) {
@@ -365,6 +424,15 @@ mod tests {
         assert_eq!(replace("foo.ts", "*.", "x.", Replace::First), "x.ts");
         assert_eq!(replace("abc", "a", "z", Replace::Prefix), "zbc");
         assert_eq!(replace("abc", "c", "z", Replace::Suffix), "abz");
+        // bash 5.2 counts `[^]]` two characters long, so it replaces nothing.
+        assert_eq!(replace("ab^cd^", "[^]]", "z", Replace::All), "ab^cd^");
+        assert_eq!(replace("a]b", "[!]a]", "z", Replace::First), "a]b");
+        assert_eq!(replace("a]b", "[]]", "z", Replace::First), "azb");
+        assert_eq!(replace("a]b", "[^]]*", "z", Replace::First), "z");
+        assert_eq!(replace("a.b", "[[:punct:]]", "Z", Replace::All), "aZb");
+        assert_eq!(replace("a/b/c", "", "Z", Replace::Prefix), "Za/b/c");
+        assert_eq!(replace("a/b/c", "", "Z", Replace::Suffix), "a/b/cZ");
+        assert_eq!(replace("", "*", "Z", Replace::All), "Z");
         assert!(matches(&format!("{}*", escape_pattern("a*")), "a*b"));
         assert!(!matches(&escape_pattern("a*"), "ab"));
     }

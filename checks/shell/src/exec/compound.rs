@@ -55,7 +55,9 @@ impl Shell {
     #[inline(never)]
     fn define(&mut self, name: &str, body: &Script) {
         let commands = match body.0.as_slice() {
-            [AndOr { first: Pipeline { negated: false, commands }, rest }] if rest.is_empty() => commands.as_slice(),
+            [AndOr { first: Pipeline { negated: false, commands }, rest, .. }] if rest.is_empty() => {
+                commands.as_slice()
+            }
             _ => &[],
         };
         let body = match commands {

@@ -128,6 +128,19 @@ impl Shell {
                     // An arithmetic error in an expansion ends the (sub)shell, as in bash.
                     Err(()) => return Err(Flow::Exit(1)),
                 },
+                Piece::Fail { message, discard } => {
+                    if !*discard && self.state.options.errexit {
+                        // bash ends the script for some of these under `set -e` and not
+                        // for others (`for - in`): not told apart here.
+                        return Err(Flow::Exit(self.refuse_status(err, format!("{message}, under `set -e`"))));
+                    }
+                    self.error(err, message);
+                    if *discard {
+                        self.discarding = true;
+                        return Err(Flow::Exit(1));
+                    }
+                    return Err(Flow::Next(1));
+                }
             }
         }
         Ok(())

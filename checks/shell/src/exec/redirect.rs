@@ -45,24 +45,31 @@ impl Shell {
     ) -> Result<([Dest; 2], Option<Vec<u8>>), Flow> {
         let mut dests = [Dest::Out, Dest::Err];
         let mut input = None;
+        // Descriptors above 2 opened by this command (`9>&1`, `3>/dev/null`): no program
+        // here writes to them, so they only matter to a later `2>&3` of the same command.
+        let mut extra: Vec<(i32, Dest)> = Vec::new();
         for redirect in redirects {
             match redirect {
                 Redirect::Duplicate { fd, to } => {
                     let target = match to {
                         1 => dests[0],
                         2 => dests[1],
-                        other => return self.refuse(err, format!("redirection to file descriptor {other}")),
+                        other => match extra.iter().rev().find(|(n, _)| n == other) {
+                            Some((_, dest)) => *dest,
+                            None => return self.refuse(err, format!("redirection to file descriptor {other}")),
+                        },
                     };
                     match fd {
                         1 => dests[0] = target,
                         2 => dests[1] = target,
+                        n if *n > 2 => extra.push((*n, target)),
                         other => return self.refuse(err, format!("redirection of file descriptor {other}")),
                     }
                 }
                 Redirect::Close { fd } => match fd {
                     1 => dests[0] = Dest::Null,
                     2 => dests[1] = Dest::Null,
-                    _ => {}
+                    n => extra.retain(|(m, _)| m != n),
                 },
                 Redirect::Output { fds, target } => {
                     let target = self.expand_one(target, err)?;
@@ -74,6 +81,7 @@ impl Shell {
                         match fd {
                             1 => dests[0] = Dest::Null,
                             2 => dests[1] = Dest::Null,
+                            n if *n > 2 => extra.push((*n, Dest::Null)),
                             other => return self.refuse(err, format!("redirection of file descriptor {other}")),
                         }
                     }

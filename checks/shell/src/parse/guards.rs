@@ -208,17 +208,31 @@ impl HereDocument {
 
     /// Whether the body expands (an unquoted delimiter) substitutions whose `(`, `{` or
     /// backquotes do not balance: brush-parser 0.4 reads such a body without end (found
-    /// by fuzzing). Counted roughly; a quoted delimiter turns expansion off.
+    /// by fuzzing). Counted roughly, but a character after a backslash is text (`\``,
+    /// `\$`, `\\` are how a body writes them literally); a quoted delimiter turns
+    /// expansion off.
     pub(super) fn unbalanced_body(&self, source: &str) -> bool {
         if self.quoted {
             return false;
         }
         let Some(body) = self.body(source) else { return false };
-        if !(body.contains("$(") || body.contains("${") || body.contains('`')) {
-            return false;
+        let mut counts = [0usize; 5];
+        let mut chars = body.chars();
+        let mut substitution = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '$' => substitution |= chars.as_str().starts_with(['(', '{']),
+                _ => {}
+            }
+            if let Some(k) = "(){}`".find(c) {
+                counts[k] += 1;
+                substitution |= c == '`';
+            }
         }
-        let count = |c: char| body.matches(c).count();
-        count('(') != count(')') || count('{') != count('}') || count('`') % 2 == 1
+        substitution && (counts[0] != counts[1] || counts[2] != counts[3] || counts[4] % 2 == 1)
     }
 }
 

@@ -26,11 +26,7 @@ fn ansi_c_quoting_decodes_what_bash_does() {
     assert_eq!(text("echo $'\\U0001F600'"), "\u{1f600}");
     assert_eq!(text("echo $'a\\tb\\x41\\101\\0101\\cA\\e\\?'"), "a\tbAA\u{8}1\u{1}\u{1b}?");
     assert!(parse("echo $'\\xff'").unwrap_err().0.contains("not a character"));
-    for bad in ["echo ${#x-default}", "echo ${a&}", "v=x; echo ${#v:1:3}"] {
-        assert!(parse(bad).unwrap_err().0.contains("bad substitution"), "{bad}");
-    }
     assert!(parse("echo '${x' \\${y}").is_ok());
-    assert!(parse("for - in a b; do echo hi; done").unwrap_err().0.contains("not a valid identifier"));
     assert!(parse("for x_1 in a b; do echo hi; done").is_ok());
 }
 
@@ -114,11 +110,14 @@ fn numbers_the_grammar_would_panic_on_are_refused() {
     ] {
         assert!(parse(source).is_ok(), "{source:?}");
     }
-    // Found by fuzzing: exponential backtracking in unclosed braces.
+    // Found by fuzzing: brush-parser's brace grammar backtracked exponentially in
+    // unclosed braces; the expansion here reads them once (bash prints the word as is).
     let braces = format!("echo z{{a,b{}B{{zfz}}", "{".repeat(14));
     let started = std::time::Instant::now();
-    assert!(parse(&braces).unwrap_err().0.contains("more than 8 `{`"));
+    assert!(parse(&braces).is_ok());
     assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    let nested = format!("echo {}", "{a,".repeat(12) + &"b}".repeat(12));
+    assert!(parse(&nested).unwrap_err().0.contains("more than 8 `{`"));
     assert!(parse("ls src/{a,b}/{c,d}.ts").is_ok());
     for source in [
         "echo 2147483647>/dev/null",
@@ -229,8 +228,6 @@ fn brace_expansion() {
     };
     assert_eq!(words.len(), 3);
     for (source, error) in [
-        ("echo \"$x\"{a,b}", "brace expansion next to quotes or substitutions"),
-        ("echo {01..10}", "zero-padded brace sequences"),
         ("echo {1..100000}", "of more than 10000 words"),
         ("echo {a,b}{1..5001}", "of more than 10000 words"),
         ("echo {1..6000}; echo {1..6000}", "brace expansions of more than 10000 words"),

@@ -10,6 +10,10 @@ pub struct Script(pub Vec<AndOr>);
 pub struct AndOr {
     pub first: Pipeline,
     pub rest: Vec<(Op, Pipeline)>,
+    /// It begins a line of a command string (bash's unit of parsing and running): a
+    /// bad substitution abandons the rest of its line, and the script goes on at the
+    /// next one ([`Piece::Fail`]). Always false inside compound commands.
+    pub line: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +147,14 @@ pub enum Piece {
     Arithmetic {
         expression: Word,
         quoted: bool,
+    },
+    /// What bash rejects when it expands the word, not when it parses the script: its
+    /// message (`${a&}: bad substitution`), printed when the word is expanded. `discard`:
+    /// the rest of the line is abandoned with status 1 (a subshell ends; `set -e` ends
+    /// the script); else only the command fails, with status 1.
+    Fail {
+        message: String,
+        discard: bool,
     },
 }
 

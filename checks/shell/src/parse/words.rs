@@ -4,8 +4,7 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    self, BraceExpressionMember, BraceExpressionOrText, ParameterExpr, ParameterTestType, SpecialParameter,
-    SubstringMatchKind, WordPiece, WordPieceWithSource,
+    self, ParameterExpr, ParameterTestType, SpecialParameter, SubstringMatchKind, WordPiece, WordPieceWithSource,
 };
 
 use super::{
@@ -28,31 +27,26 @@ pub(super) fn parse_word(raw: &str, depth: usize) -> Result<Word, Unsupported> {
     parse_word_in(raw, false, depth)
 }
 
-/// Most `{` in one brace-expanded word: brush-parser's brace grammar backtracks
-/// exponentially in unclosed ones (`z{a,b{{{{{{{{{{{{B{zfz}` took seconds, found by
-/// fuzzing); analysts write one or two.
+/// Most `{` in one brace-expanded word: analysts write one or two (brush-parser's brace
+/// grammar, used before, backtracked exponentially in unclosed ones, found by fuzzing).
 pub(super) const MAX_BRACES: usize = 8;
 
 /// A word of a command or of a `for` list, brace-expanded into several when it has a
-/// brace expression (`src/{a,b}.ts`, `{1..3}`), as bash does before any other expansion.
-/// Brace expressions next to quotes or substitutions are refused rather than guessed.
+/// brace expression (`src/{a,b}.ts`, `{1..3}`, `-{$a,'b c'}-`), as bash does before any
+/// other expansion: on the text as written, where quoted or escaped braces and commas
+/// and those of `${…}`, `$(…)` and backquotes are text. Each word is then parsed.
 pub(super) fn command_words(raw: &str, depth: usize) -> Result<Vec<Word>, Unsupported> {
-    if !has_brace_expression(raw) {
+    if !raw.contains('{') {
         return Ok(vec![parse_word(raw, depth)?]);
     }
-    if raw.contains(['\'', '"', '\\', '$', '`']) {
-        return Err(Unsupported(format!("brace expansion next to quotes or substitutions in `{raw}`")));
-    }
-    if zero_padded(raw) {
-        return Err(Unsupported(format!("zero-padded brace sequences in `{raw}`")));
+    let chars: Vec<char> = raw.chars().collect();
+    let texts = brace_expand(&chars, raw, 0)?;
+    if texts.len() == 1 && texts[0] == raw {
+        return Ok(vec![parse_word(raw, depth)?]);
     }
     if raw.matches('{').count() > MAX_BRACES {
         return Err(Unsupported(format!("brace expansion with more than {MAX_BRACES} `{{` in one word")));
     }
-    let pieces = word::parse_brace_expansions(raw, &options())
-        .map_err(|e| Unsupported(format!("cannot parse word `{raw}`: {e}")))?
-        .unwrap_or_default();
-    let texts = brace_words(&pieces, raw)?;
     let total = BRACE_WORDS.get() + texts.len();
     if total > MAX_BRACE_WORDS {
         return Err(Unsupported(format!("brace expansions of more than {MAX_BRACE_WORDS} words")));
@@ -61,91 +55,150 @@ pub(super) fn command_words(raw: &str, depth: usize) -> Result<Vec<Word>, Unsupp
     texts.iter().map(|text| parse_word(text, depth)).collect()
 }
 
-/// Whether `raw` has an unquoted `{...}` with a `,` or `..` inside (not `${X}`, not `{}`).
-pub(super) fn has_brace_expression(raw: &str) -> bool {
-    let chars: Vec<char> = raw.chars().collect();
-    let mut quote = None;
-    let mut i = 0;
+/// The index after the quoted or substituted text starting at `i` (`'…'`, `"…"`,
+/// `$'…'`, `\x`, `${…}`, `$(…)`, a backquoted command), or `None` when none starts there.
+fn skip_quoted(chars: &[char], i: usize) -> Option<usize> {
+    // `escapes`: a backslash inside escapes the next character.
+    let until = |from: usize, end: char, escapes: bool| {
+        let mut k = from;
+        while k < chars.len() && chars[k] != end {
+            k += if chars[k] == '\\' && escapes { 2 } else { 1 };
+        }
+        (k + 1).min(chars.len())
+    };
+    match chars[i] {
+        '\\' => Some((i + 2).min(chars.len())),
+        '\'' => Some(until(i + 1, '\'', false)),
+        '"' => Some(until(i + 1, '"', true)),
+        '`' => Some(until(i + 1, '`', true)),
+        '$' => match chars.get(i + 1) {
+            Some('\'') => Some(until(i + 2, '\'', true)),
+            Some('(' | '{') => Some(closing(chars, i + 1)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The `}` that closes the `{` at `open` and the top-level commas between them.
+fn brace_body(chars: &[char], open: usize) -> Option<(usize, Vec<usize>)> {
+    let (mut depth, mut commas, mut i) = (0usize, Vec::new(), open + 1);
     while i < chars.len() {
-        match (quote, chars[i]) {
-            (_, '\\') => i += 1,
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, c @ ('\'' | '"')) => quote = Some(c),
-            (None, '$') if matches!(chars.get(i + 1), Some('{' | '(')) => {
-                i = closing(&chars, i + 1);
-                continue;
-            }
-            (None, '{') => {
-                let end = closing(&chars, i);
-                let inside: String = chars[i + 1..end.saturating_sub(1).max(i + 1)].iter().collect();
-                if end <= chars.len()
-                    && chars.get(end - 1) == Some(&'}')
-                    && (inside.contains(',') || inside.contains(".."))
-                {
-                    return true;
-                }
-            }
+        if let Some(next) = skip_quoted(chars, i) {
+            i = next;
+            continue;
+        }
+        match chars[i] {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some((i, commas)),
+            '}' => depth -= 1,
+            ',' if depth == 0 => commas.push(i),
             _ => {}
         }
         i += 1;
     }
-    false
+    None
 }
 
-/// Whether `raw` has a sequence bound with a leading zero (`{01..10}`), which bash pads
-/// and brush-parser reads as a plain number.
-pub(super) fn zero_padded(raw: &str) -> bool {
-    let b = raw.as_bytes();
-    (0..b.len().saturating_sub(1))
-        .any(|k| b[k] == b'0' && b[k + 1].is_ascii_digit() && (b[..k].ends_with(b"{") || b[..k].ends_with(b"..")))
-}
-
-/// The words a parsed brace expansion stands for, in order.
-pub(super) fn brace_words(pieces: &[BraceExpressionOrText], raw: &str) -> Result<Vec<String>, Unsupported> {
-    let mut words = vec![String::new()];
-    for piece in pieces {
-        let alternatives = match piece {
-            BraceExpressionOrText::Text(text) => vec![text.clone()],
-            BraceExpressionOrText::Expr(members) => {
-                let mut alternatives = Vec::new();
-                for member in members {
-                    alternatives.extend(brace_member(member, raw)?);
-                }
-                alternatives
-            }
-        };
-        if words.len().saturating_mul(alternatives.len()) > MAX_BRACE_WORDS {
-            return Err(Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words")));
-        }
-        words = words.iter().flat_map(|w| alternatives.iter().map(move |a| format!("{w}{a}"))).collect();
+/// bash's brace expansion of a word's text: the first brace expression (a later `{` when
+/// an earlier one is not one: `{x}_{a,b}`), its alternatives expanded in turn, times the
+/// expansions of the rest.
+/// `level`: brace expressions around and before this text, at most [`MAX_BRACES`].
+fn brace_expand(chars: &[char], raw: &str, level: usize) -> Result<Vec<String>, Unsupported> {
+    if level > MAX_BRACES {
+        return Err(Unsupported(format!("brace expansion with more than {MAX_BRACES} `{{` in one word")));
     }
-    Ok(words)
+    let too_many = || Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words"));
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(next) = skip_quoted(chars, i) {
+            i = next;
+            continue;
+        }
+        if chars[i] != '{' {
+            i += 1;
+            continue;
+        }
+        let open = i;
+        i += 1;
+        let Some((close, commas)) = brace_body(chars, open) else { continue };
+        let alternatives = if commas.is_empty() {
+            let inside: String = chars[open + 1..close].iter().collect();
+            match sequence(&inside, raw)? {
+                Some(items) => items,
+                None => continue,
+            }
+        } else {
+            let mut alternatives = Vec::new();
+            let bounds = std::iter::once(open).chain(commas.iter().copied()).zip(commas.iter().copied().chain([close]));
+            for (from, to) in bounds {
+                alternatives.extend(brace_expand(&chars[from + 1..to], raw, level + 1)?);
+                if alternatives.len() > MAX_BRACE_WORDS {
+                    return Err(too_many());
+                }
+            }
+            alternatives
+        };
+        let prefix: String = chars[..open].iter().collect();
+        let rest = brace_expand(&chars[close + 1..], raw, level + 1)?;
+        if alternatives.len().saturating_mul(rest.len()) > MAX_BRACE_WORDS {
+            return Err(too_many());
+        }
+        let prefix = prefix.as_str();
+        return Ok(alternatives.iter().flat_map(|a| rest.iter().map(move |r| format!("{prefix}{a}{r}"))).collect());
+    }
+    Ok(vec![chars.iter().collect()])
 }
 
-pub(super) fn brace_member(member: &BraceExpressionMember, raw: &str) -> Result<Vec<String>, Unsupported> {
-    let sequence = |start: i64, end: i64, increment: i64| -> Result<Vec<i64>, Unsupported> {
-        let step = increment.unsigned_abs().max(1);
-        if start.abs_diff(end) / step >= MAX_BRACE_WORDS as u64 {
+/// The words of a sequence expression `x..y` or `x..y..step` (numbers, or single
+/// characters), or `None` when `inside` is not one. A bound written with a leading zero
+/// pads every number to the width of the wider bound (`{01..10}`, `{-05..2}`); the
+/// step's sign is ignored and a step of 0 is 1.
+fn sequence(inside: &str, raw: &str) -> Result<Option<Vec<String>>, Unsupported> {
+    let parts: Vec<&str> = inside.split("..").collect();
+    let (start, end, step) = match parts.as_slice() {
+        [start, end] => (*start, *end, None),
+        [start, end, step] => (*start, *end, Some(*step)),
+        _ => return Ok(None),
+    };
+    let number = |t: &str| {
+        let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+        (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| t.parse::<i64>().ok()).flatten()
+    };
+    let step = match step {
+        None => 1,
+        Some(t) => match number(t) {
+            Some(n) => n.unsigned_abs().max(1),
+            None => return Ok(None),
+        },
+    };
+    let count = |from: i64, to: i64| -> Result<Vec<i64>, Unsupported> {
+        if from.abs_diff(to) / step >= MAX_BRACE_WORDS as u64 {
             return Err(Unsupported(format!("brace expansion `{raw}` of more than {MAX_BRACE_WORDS} words")));
         }
+        let n = from.abs_diff(to) / step;
         let step = step as i64;
-        let count = start.abs_diff(end) as i64 / step;
-        Ok((0..=count).map(|k| if start <= end { start + k * step } else { start - k * step }).collect())
+        Ok((0..=n as i64).map(|k| if from <= to { from + k * step } else { from - k * step }).collect())
     };
-    Ok(match member {
-        BraceExpressionMember::NumberSequence { start, end, increment } => {
-            sequence(*start, *end, *increment)?.iter().map(i64::to_string).collect()
+    if let (Some(from), Some(to)) = (number(start), number(end)) {
+        let padded = |t: &str| {
+            t.strip_prefix(['-', '+']).unwrap_or(t).len() > 1 && t.trim_start_matches(['-', '+']).starts_with('0')
+        };
+        let width = if padded(start) || padded(end) { start.len().max(end.len()) } else { 0 };
+        return Ok(Some(count(from, to)?.into_iter().map(|n| format!("{n:0width$}")).collect()));
+    }
+    let single = |t: &str| {
+        let mut chars = t.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphabetic() => Some(c),
+            _ => None,
         }
-        BraceExpressionMember::CharSequence { start, end, increment } => {
-            sequence(i64::from(u32::from(*start)), i64::from(u32::from(*end)), *increment)?
-                .into_iter()
-                .filter_map(|c| u32::try_from(c).ok().and_then(char::from_u32))
-                .map(String::from)
-                .collect()
-        }
-        BraceExpressionMember::Child(pieces) => brace_words(pieces, raw)?,
-    })
+    };
+    if let (Some(from), Some(to)) = (single(start), single(end)) {
+        let items = count(i64::from(u32::from(from)), i64::from(u32::from(to)))?;
+        return Ok(Some(items.into_iter().filter_map(|c| char::from_u32(c as u32)).map(String::from).collect()));
+    }
+    Ok(None)
 }
 
 /// The text of an arithmetic expression, to expand before it is evaluated: `$x` and
@@ -174,7 +227,42 @@ pub(super) fn word_with(raw: &str, quoted: bool, depth: usize, options: &ParserO
 /// Inside double quotes it is read as double-quoted text, as bash does: `"${X:-'a'}"`
 /// keeps the single quotes.
 pub(super) fn operand_word(raw: &str, quoted: bool, depth: usize) -> Result<Word, Unsupported> {
-    if quoted { parse_word_in(&format!("\"{raw}\""), true, depth + 1) } else { parse_word(raw, depth + 1) }
+    if quoted {
+        parse_word_in(&format!("\"{}\"", unescape_braces(raw)), true, depth + 1)
+    } else {
+        parse_word(raw, depth + 1)
+    }
+}
+
+/// `raw` with each `\}` made `}`: a backslash that kept a `}` from closing the
+/// expansion is removed, as bash does inside double quotes (`"${X-\}}"` is `}`), where
+/// a backslash before other characters stays.
+fn unescape_braces(raw: &str) -> String {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut out = String::with_capacity(raw.len());
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if chars.get(i + 1) == Some(&'}') => {
+                out.push('}');
+                i += 2;
+            }
+            '\\' => {
+                out.extend(&chars[i..(i + 2).min(chars.len())]);
+                i += 2;
+            }
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => {
+                let end = closing(&chars, i + 1);
+                out.extend(&chars[i..end]);
+                i = end;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// A here-document's text: `$` expansions, backquotes, and a backslash before `$`, `` ` ``,
@@ -246,6 +334,25 @@ pub(super) fn closing(chars: &[char], open: usize) -> usize {
     chars.len()
 }
 
+/// The command of a backquoted substitution: inside backquotes a backslash keeps its
+/// literal meaning except before `$`, `` ` `` and `\` (and, in double quotes, `"`), where
+/// it goes (bash's manual, Command Substitution). So `` `echo \\$` `` runs `echo \$`,
+/// and a nested substitution is written `` \` ``.
+fn backquoted(source: &str, quoted: bool) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('\\', Some(&next)) if matches!(next, '$' | '`' | '\\') || (quoted && next == '"') => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether a piece is `$@` (then `"$@"` with no parameters is no argument at all).
 pub(super) fn is_all_parameters(piece: &WordPiece) -> bool {
     matches!(
@@ -269,10 +376,18 @@ pub(super) fn pieces_into(
             || matches!(pieces.get(i + 1).map(|n| &n.piece), Some(WordPiece::Text(t)) if t.starts_with('{'));
         match &p.piece {
             // What the grammar could not read as an expansion (`${#x-default}`, `${a&}`,
-            // left as the texts `$` and `{…}`): bash's "bad substitution", which ends
-            // the script.
+            // left as the texts `$` and `{…}`): bash's "bad substitution" when the word
+            // is expanded.
             WordPiece::Text(text) if text.contains("${") || (text.ends_with('$') && next_opens_brace()) => {
-                return Err(Unsupported(format!("bad substitution in `{raw}`")));
+                let dollar = match text.find("${") {
+                    Some(at) => p.start_index + at,
+                    None => p.start_index + text.len() - 1,
+                };
+                let chars: Vec<char> = raw.get(dollar..).unwrap_or("").chars().collect();
+                let end = if chars.len() > 1 { closing(&chars, 1) } else { chars.len() };
+                let written: String = chars[..end].iter().collect();
+                out.push(Piece::Fail { message: format!("{written}: bad substitution"), discard: true });
+                return Ok(());
             }
             WordPiece::Text(text) => out.push(Piece::Text { text: text.clone(), quoted }),
             WordPiece::SingleQuotedText(text) => out.push(Piece::Text { text: text.clone(), quoted: true }),
@@ -301,8 +416,15 @@ pub(super) fn pieces_into(
                 let expansion = Box::new(expansion(expr, quoted, depth, text)?);
                 out.push(Piece::Parameter { expansion, quoted });
             }
-            WordPiece::CommandSubstitution(source) | WordPiece::BackquotedCommandSubstitution(source) => {
-                let script = parse_nested(source, depth + 1)?;
+            WordPiece::CommandSubstitution(_) | WordPiece::BackquotedCommandSubstitution(_) => {
+                let source = match &p.piece {
+                    WordPiece::BackquotedCommandSubstitution(source) => backquoted(source, quoted),
+                    WordPiece::CommandSubstitution(source) => source.clone(),
+                    _ => unreachable!(),
+                };
+                let mut script = parse_nested(&source, depth + 1)?;
+                // A bad substitution ends the substitution's subshell, whatever its line.
+                script.0.iter_mut().for_each(|item| item.line = false);
                 out.push(Piece::Substitution { script, quoted });
             }
             WordPiece::TildeExpansion(_) => {
@@ -393,7 +515,11 @@ pub(super) fn expansion(
                 SubstringMatchKind::FirstOccurrence => Replace::First,
                 SubstringMatchKind::Anywhere => Replace::All,
             };
-            let op = ParameterOp::Replace { pattern: pattern(p)?, replacement: operand(replacement)?, kind };
+            let (p, replacement) = match slash_pattern(text) {
+                Some((p, replacement)) if kind == Replace::All => (p, replacement),
+                _ => (p.clone(), replacement.clone()),
+            };
+            let op = ParameterOp::Replace { pattern: pattern(&p)?, replacement: operand(&replacement)?, kind };
             (parameter, indirect, op)
         }
         ParameterExpr::Transform { .. } => return unsupported("parameter transformation"),
@@ -422,6 +548,41 @@ pub(super) fn expansion(
         }
     };
     Ok(Expansion { parameter, op })
+}
+
+/// The pattern and replacement of `${X//pat/rep}` whose pattern starts with `/`
+/// (`${X///}` replaces every `/` with nothing): bash looks for the `/` that ends the
+/// pattern from its second character on, where the grammar takes that first `/` as the
+/// end of an empty pattern. `None` for any other expansion.
+fn slash_pattern(text: &str) -> Option<(String, Option<String>)> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    let name_end = match inner.chars().next()? {
+        c if c.is_ascii_alphabetic() || c == '_' => {
+            inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(inner.len())
+        }
+        c if c.is_ascii_digit() => inner.find(|c: char| !c.is_ascii_digit()).unwrap_or(inner.len()),
+        c => c.len_utf8(),
+    };
+    let rest = inner[name_end..].strip_prefix("//")?;
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let chars: Vec<char> = rest.chars().collect();
+    let mut i = 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '\'' => i += chars[i + 1..].iter().position(|c| *c == '\'').map_or(chars.len(), |p| p + 2),
+            '"' => i += chars[i + 1..].iter().position(|c| *c == '"').map_or(chars.len(), |p| p + 2),
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => i = closing(&chars, i + 1),
+            '/' => {
+                let pattern: String = chars[..i].iter().collect();
+                return Some((pattern, Some(chars[i + 1..].iter().collect())));
+            }
+            _ => i += 1,
+        }
+    }
+    Some((rest.to_string(), None))
 }
 
 /// `$'...'` escapes: the common ones.
