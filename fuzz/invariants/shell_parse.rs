@@ -114,7 +114,7 @@ fn word_depth(word: &Word) -> usize {
 
 fn redirect_depth(redirect: &Redirect) -> usize {
     match redirect {
-        Redirect::Output { target, .. } | Redirect::Input { target } => word_depth(target),
+        Redirect::Output { target, .. } | Redirect::Input { target, .. } => word_depth(target),
         Redirect::Here { text, .. } => word_depth(text),
         Redirect::Duplicate { .. } | Redirect::Close { .. } => 0,
     }

@@ -138,6 +138,7 @@ pub fn run_limited(
         substitution_status: None,
         stopped: false,
         discarding: false,
+        inputs: Vec::new(),
         stack_base: stack_position(),
         max_steps,
     };
@@ -206,6 +207,14 @@ impl<'a> Input<'a> {
         self.taken.set(self.data.len());
         rest
     }
+}
+
+/// An input opened on a descriptor above 2 (`while read -u 3 l; do …; done 3<file`):
+/// every reader inside the command that opened it shares its position, as readers of
+/// one open file do.
+struct OpenInput {
+    data: Vec<u8>,
+    taken: Cell<usize>,
 }
 
 /// The options of `set`.
@@ -320,6 +329,9 @@ struct Shell {
     /// abandons only the rest of the line ([`AndOr::line`]) or the subshell. Cleared
     /// when a pipeline starts and when a subshell ends, so a real `exit` is never one.
     discarding: bool,
+    /// Inputs the running commands opened on descriptors above 2 (`3<file`), innermost
+    /// last: what `read -u 3` reads.
+    inputs: Vec<(i32, Rc<OpenInput>)>,
     /// [`stack_position`] when the run started ([`STACK_BUDGET`]).
     stack_base: usize,
     /// [`MAX_STEPS`].
@@ -467,10 +479,12 @@ impl Shell {
             | Command::Group { redirects, .. }
             | Command::If { redirects, .. } => redirects,
         };
-        let (dests, input) = match self.redirections(redirects, err) {
+        let redirect::Routing { dests, input, inputs } = match self.redirections(redirects, err) {
             Ok(routing) => routing,
             Err(flow) => return flow,
         };
+        let opened = self.inputs.len();
+        self.inputs.extend(inputs.into_iter().map(|(fd, data)| (fd, Rc::new(OpenInput { data, taken: Cell::new(0) }))));
         let own_input = input.as_deref().map(Input::new);
         let stdin = own_input.as_ref().unwrap_or(stdin);
         let mut own_out = Vec::new();
@@ -493,6 +507,7 @@ impl Shell {
             }
         };
         self.nesting -= 1;
+        self.inputs.truncate(opened);
         self.to_final = to_final;
         self.route(flow, dests, own_out, own_err, out, err)
     }

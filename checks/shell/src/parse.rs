@@ -456,8 +456,7 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
             };
             match kind {
                 ast::IoFileRedirectKind::Read => {
-                    stdin_only(*fd, "input redirections")?;
-                    Ok(Redirect::Input { target: target_word(target)? })
+                    Ok(Redirect::Input { fd: fd.unwrap_or(0), target: target_word(target)? })
                 }
                 ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber | ast::IoFileRedirectKind::Append => {
                     Ok(Redirect::Output { fds: vec![fd.unwrap_or(1)], target: target_word(target)? })
@@ -481,25 +480,16 @@ fn redirect(r: &ast::IoRedirect, depth: usize) -> Result<Redirect, Unsupported> 
             Ok(Redirect::Output { fds: vec![1, 2], target: parse_word(&text(target), depth)? })
         }
         ast::IoRedirect::HereDocument(fd, doc) => {
-            stdin_only(*fd, "here-documents")?;
             let text = if doc.requires_expansion {
                 here_document(&doc.doc.value, depth)?
             } else {
                 Word(vec![Piece::Text { text: doc.doc.value.clone(), quoted: true }])
             };
-            Ok(Redirect::Here { text, newline: false })
+            Ok(Redirect::Here { fd: fd.unwrap_or(0), text, newline: false })
         }
         ast::IoRedirect::HereString(fd, w) => {
-            stdin_only(*fd, "here-strings")?;
-            Ok(Redirect::Here { text: parse_word(&text(w), depth)?, newline: true })
+            Ok(Redirect::Here { fd: fd.unwrap_or(0), text: parse_word(&text(w), depth)?, newline: true })
         }
-    }
-}
-
-fn stdin_only(fd: Option<ast::IoFd>, what: &str) -> Result<(), Unsupported> {
-    match fd {
-        Some(fd) if fd != 0 => Err(Unsupported(format!("{what} to file descriptor {fd}"))),
-        _ => Ok(()),
     }
 }
 

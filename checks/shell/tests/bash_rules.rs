@@ -38,8 +38,29 @@ fn duplicating_onto_a_descriptor_nothing_reads_is_harmless() {
     // A closed descriptor: bash's "Bad file descriptor", refused here.
     let (_, _, trouble, _) = run("echo a 3>&1 3>&- 1>&3").unwrap();
     assert!(trouble.iter().any(|t| matches!(t, exec::Trouble::Refused(_))));
-    // Input from another descriptor is not stdin.
-    assert!(parse::parse("cat 3<f.txt").is_err());
+}
+
+#[test]
+fn read_takes_inputs_opened_on_other_descriptors() {
+    // Input on another descriptor is not stdin; `read -u` reads it, every reader inside
+    // the command that opened it sharing its position.
+    let script = "cat 3<f.txt <<< stdin\nwhile read -u 3 a; do echo \"[$a]\"; done 3<f.txt\n\
+                  read -u 3 x 3<<EOF\nhi there\nEOF\necho \"$x\"\n\
+                  { read -u 4 a; read -u 4 b; echo \"$b$a\"; } 4<two.txt\nread -u 3 -N 2 z 3<<< abc; echo $z";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f.txt"), "one\n").unwrap();
+    std::fs::write(dir.path().join("two.txt"), "l1\nl2\n").unwrap();
+    let run = exec::run(&parse::parse(script).unwrap(), Ctx::new(dir.path()), lookup, NO_LIMIT);
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "stdin\n[one]\nhi there\nl2l1\nab\n");
+    assert!(run.trouble.is_empty(), "{:?}", run.trouble);
+    // One that nothing opened: bash's error, status 1, not a refusal.
+    let (stdout, status, trouble, stderr) = run_script("read -u 5 y; echo rc=$?");
+    assert_eq!((stdout.as_str(), status), ("rc=1\n", 0));
+    assert!(stderr.contains("read: 5: invalid file descriptor: Bad file descriptor"), "{stderr}");
+    assert!(!trouble.iter().any(|t| matches!(t, exec::Trouble::Refused(_))));
+    // Input on stdout or stderr would make the command's output fail: refused.
+    let (_, _, trouble, _) = run_script("echo a 1<f.txt");
+    assert!(trouble.iter().any(|t| matches!(t, exec::Trouble::Refused(_))));
 }
 
 #[test]
@@ -154,4 +175,9 @@ fn brace_expansion_on_the_text_as_written() {
         out("echo {1.3} {1...3} {1__3} {1..3..} -{a,b,1..3}- ${x:-{a,b\\}} $'{a,b}'"),
         "{1.3} {1...3} {1__3} {1..3..} -a- -b- -1..3- {a,b} {a,b}\n"
     );
+}
+
+/// [`run`] of a script the parser accepts.
+fn run_script(script: &str) -> (String, i32, Vec<exec::Trouble>, String) {
+    run(script).unwrap_or_else(|| panic!("the parser refused {script:?}"))
 }

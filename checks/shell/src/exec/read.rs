@@ -2,7 +2,8 @@
 //!
 //! Implemented: `-r`; `-d DELIM` (its first byte, `-d ''` is NUL); `-n NCHARS` and
 //! `-N NCHARS` (characters of UTF-8, the locale the sandbox answers for; `-N` ignores the
-//! delimiter and does not split); `-u 0`; `-s`, `-e`, `-i TEXT` and `-p PROMPT`, which do
+//! delimiter and does not split); `-u FD` (stdin, or an input the command or one around
+//! it opened: `3<file`, `3<<EOF`; bash's error and 1 for one not open); `-s`, `-e`, `-i TEXT` and `-p PROMPT`, which do
 //! nothing here because input is never a terminal (no echo to turn off, no readline, no
 //! prompt); `-t TIMEOUT`, where input is all there before `read` starts, so a timeout
 //! never expires and `-t 0` (any timeout that rounds to 0 µs) only reports that input is
@@ -21,8 +22,11 @@
 //! trailing IFS white space, or just the one field left when only one is. Status 1 when
 //! the input ended first.
 //!
-//! Refused: `-a` (the sandbox has no arrays), `-u` with any descriptor but 0 (the sandbox
-//! opens no other to read), and `--help` (bash's help text is not kept here).
+//! Refused: `-a` (the sandbox has no arrays) and `--help` (bash's help text is not kept
+//! here).
+
+use std::cell::Cell;
+use std::rc::Rc;
 
 use super::{Input, Shell};
 use crate::vars;
@@ -62,20 +66,38 @@ impl Shell {
             Ok(request) => request,
             Err(status) => return status,
         };
-        if let Some(fd) = request.fd.filter(|fd| *fd != 0) {
-            return self.refuse_status(err, format!("file descriptor {fd} (`read -u {fd}`): only stdin is open"));
-        }
         if request.array {
             return self.refuse_status(err, "arrays (`read -a`)".into());
         }
         if request.poll {
             return 0;
         }
+        match request.fd.filter(|fd| *fd != 0) {
+            None => self.read_from(&request, stdin, err),
+            Some(fd) => {
+                let open = i32::try_from(fd)
+                    .ok()
+                    .and_then(|fd| self.inputs.iter().rev().find(|(n, _)| *n == fd))
+                    .map(|(_, open)| Rc::clone(open));
+                let Some(open) = open else {
+                    let message = format!("read: {fd}: invalid file descriptor: Bad file descriptor");
+                    return self.fail(err, "read", 1, message);
+                };
+                let input = Input { data: &open.data, taken: Cell::new(open.taken.get()) };
+                let status = self.read_from(&request, &input, err);
+                open.taken.set(input.taken.get());
+                status
+            }
+        }
+    }
+
+    /// One read of `request` from `stdin` (or the descriptor `-u` named).
+    fn read_from(&mut self, request: &Request, stdin: &Input, err: &mut Vec<u8>) -> i32 {
         // bash checks the first name before it reads, the others as it assigns them.
         if let Some(first) = request.names.first().filter(|name| !vars::is_name(name)) {
             return self.fail(err, "read", 1, format!("read: `{first}': not a valid identifier"));
         }
-        let (units, ended) = take(stdin, &request);
+        let (units, ended) = take(stdin, request);
         // `-N` reads the characters as they are, unsplit.
         let ifs = if request.delimiter.is_none() { String::new() } else { self.ifs() };
         let assigned = if request.names.is_empty() {
@@ -423,9 +445,9 @@ mod tests {
     }
 
     #[test]
-    fn arrays_and_other_descriptors_are_refused() {
+    fn arrays_are_refused() {
         assert!(sh("read -a parts <<< 'a b'").1);
-        assert!(sh("read -u 3 x").1);
+        assert!(!sh("read -u 3 x").1, "bash's error: fd 3 is not open");
         assert!(!sh("read -a").1, "a missing value is bash's error first");
         assert!(sh("read --help").1, "bash prints its help on stdout");
     }

@@ -35,16 +35,14 @@ impl Shell {
         flow
     }
 
-    /// Applies redirections in order: where fd 1 and 2 end up, and stdin from a file or
-    /// a here-document.
+    /// Applies redirections in order: where fd 1 and 2 end up, stdin from a file or a
+    /// here-document, and the inputs opened on descriptors above 2 (`3<file`, `3<<EOF`,
+    /// read by `read -u 3`).
     #[inline(never)]
-    pub(super) fn redirections(
-        &mut self,
-        redirects: &[Redirect],
-        err: &mut Vec<u8>,
-    ) -> Result<([Dest; 2], Option<Vec<u8>>), Flow> {
+    pub(super) fn redirections(&mut self, redirects: &[Redirect], err: &mut Vec<u8>) -> Result<Routing, Flow> {
         let mut dests = [Dest::Out, Dest::Err];
         let mut input = None;
+        let mut inputs: Vec<(i32, Vec<u8>)> = Vec::new();
         // Descriptors above 2 opened by this command (`9>&1`, `3>/dev/null`): no program
         // here writes to them, so they only matter to a later `2>&3` of the same command.
         let mut extra: Vec<(i32, Dest)> = Vec::new();
@@ -86,28 +84,58 @@ impl Shell {
                         }
                     }
                 }
-                Redirect::Input { target } => {
+                Redirect::Input { fd, target } => {
                     let target = self.expand_one(target, err)?;
-                    if target == "/dev/null" {
-                        input = Some(Vec::new());
-                        continue;
-                    }
-                    match read_input(&self.ctx, &target) {
-                        Ok(bytes) => input = Some(bytes),
-                        Err(message) => return self.refuse(err, message),
-                    }
+                    let bytes = if target == "/dev/null" {
+                        Vec::new()
+                    } else {
+                        match read_input(&self.ctx, &target) {
+                            Ok(bytes) => bytes,
+                            Err(message) => return self.refuse(err, message),
+                        }
+                    };
+                    self.open_input(*fd, bytes, &mut input, &mut inputs, err)?;
                 }
-                Redirect::Here { text, newline } => {
+                Redirect::Here { fd, text, newline } => {
                     let mut bytes = self.expand_text(text, err)?.into_bytes();
                     if *newline {
                         bytes.push(b'\n');
                     }
-                    input = Some(bytes);
+                    self.open_input(*fd, bytes, &mut input, &mut inputs, err)?;
                 }
             }
         }
-        Ok((dests, input))
+        Ok(Routing { dests, input, inputs })
     }
+
+    /// Opens `bytes` as the input of `fd`: stdin for 0, a descriptor `read -u` reads for
+    /// one above 2. Input on fd 1 or 2 would make the command's output fail: refused.
+    fn open_input(
+        &mut self,
+        fd: i32,
+        bytes: Vec<u8>,
+        input: &mut Option<Vec<u8>>,
+        inputs: &mut Vec<(i32, Vec<u8>)>,
+        err: &mut Vec<u8>,
+    ) -> Result<(), Flow> {
+        match fd {
+            0 => *input = Some(bytes),
+            n if n > 2 => inputs.push((n, bytes)),
+            n => return self.refuse(err, format!("input redirection to file descriptor {n}")),
+        }
+        Ok(())
+    }
+}
+
+/// Where a command's redirections send and take its streams.
+pub(super) struct Routing {
+    /// Where fd 1 and 2 go.
+    pub(super) dests: [Dest; 2],
+    /// Its stdin, when redirected.
+    pub(super) input: Option<Vec<u8>>,
+    /// Inputs opened on descriptors above 2, in order (a later one of the same number
+    /// wins).
+    pub(super) inputs: Vec<(i32, Vec<u8>)>,
 }
 
 /// The contents of a `< file` input (or a script to run): a regular file inside the

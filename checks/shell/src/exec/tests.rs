@@ -396,6 +396,11 @@ fn set_options() {
     let r = sh("set -u; echo ${U:-ok} \"$@\"; echo $U; echo never");
     assert_eq!((r.status, out(&r)), (1, "ok\n".into()));
     assert!(refused(&r)[0].contains("U: unbound variable"));
+    // A name no environment sets is bash's own error, not a refusal.
+    let r = sh("set -u; echo \"[$unset]\"; echo never");
+    assert_eq!((r.status, out(&r)), (1, String::new()));
+    assert!(refused(&r).is_empty());
+    assert!(matches!(&r.trouble[..], [Trouble::Failed { message, .. }] if message == "unset: unbound variable"));
     let r = sh("set -x; X=1 echo hi");
     assert_eq!(String::from_utf8_lossy(&r.stderr), "+ X=1 echo hi\n");
     assert_eq!(out(&sh("set -eu; echo $-")), "hBeu\n");

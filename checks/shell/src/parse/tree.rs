@@ -256,13 +256,14 @@ pub enum Redirect {
     Duplicate { fd: i32, to: i32 },
     /// `N> target` / `N>> target`; `&> target` is fd 1 and 2.
     Output { fds: Vec<i32>, target: Word },
-    /// `< file`.
-    Input { target: Word },
+    /// `N< file` (N is 0 unless given).
+    Input { fd: i32, target: Word },
     /// `N>&-`.
     Close { fd: i32 },
     /// A here-document (`newline: false`, its text ends with one) or a here-string
-    /// `<<< word` (a newline is added): the expanded text is stdin.
-    Here { text: Word, newline: bool },
+    /// `<<< word` (a newline is added): the expanded text is the input of fd `fd`
+    /// (stdin unless given).
+    Here { fd: i32, text: Word, newline: bool },
 }
 
 /// A command the interpreter cannot run: the message names the construct.
