@@ -13,7 +13,9 @@
 //!
 //! - In the program's text (`jq/source.rs`): `.5` is a number (J3); `{$b: [$c]}` in a
 //!   pattern binds `$b` too (J7); `E as P1 ?// P2 | BODY` tries the patterns in turn
-//!   (J6); `{(0): 1}` (J14) and constant `1 / 0` (J4) are compile errors.
+//!   (J6); a constant object key that is not a string, in an object or an object
+//!   pattern (`{(0): 1}`, `. as {(true): $x}`, J14), and constant `1 / 0` (J4) are
+//!   compile errors.
 //! - In the parsed program (`jq/term.rs`): `/` and `%` by zero are jq's error (J4); a
 //!   string times NaN or a non-positive number is null (J12); `=`, `|=`, `op=`, `//=`
 //!   fall back to jq's definitions over `setpath` where jaq's update fails, so they pad
@@ -32,7 +34,9 @@
 //!   beyond 2^53 become the double jq holds (jq 1.6 computes and prints with doubles:
 //!   `13911860366432393` is `13911860366432392`, `100000000000000000000` prints
 //!   `1e+20`). Other numbers print as jq prints doubles (`1.0` is `1`), NaN as `null`,
-//!   infinities as ±DBL_MAX.
+//!   infinities as ±DBL_MAX. `fromjson` reads as jq 1.6 (`jq/parse.rs`): a literal is
+//!   any run between blanks, quotes and brackets that `strtod` takes whole (`NaN`, `1.`,
+//!   `Infinity`; `NaN1` is an error), and errors carry jq's words, line and column.
 //!
 //! Loud instead of different: a `?//` the rewriting cannot place (in a `reduce`/`foreach`
 //! pattern, inside a string interpolation) is the compile error (exit 3) `the
@@ -53,6 +57,7 @@ use reviewhost_tool::{Ctx, Io};
 
 use crate::common::{ReadError, read_operand};
 
+mod parse;
 mod source;
 mod term;
 
@@ -738,7 +743,8 @@ fn format_float(x: f64) -> String {
     format!("{sign}{body}")
 }
 
-/// Native helpers of `jq_defs.jq`: `_jq_tojson` (JSON text in jq's number format) and
+/// Native helpers of `jq_defs.jq`: `_jq_tojson` (JSON text in jq's number format),
+/// `_jq_fromjson` (jq 1.6's reader, [`parse`]) and
 /// `_jq_match(re; flags; test)` (jq 1.6's `_match_impl`).
 fn jq_funs() -> impl Iterator<Item = native::Fun<JqData>> {
     let natives: Box<[native::Filter<jaq_core::RunPtr<JqData>>]> = Box::new([
@@ -746,6 +752,13 @@ fn jq_funs() -> impl Iterator<Item = native::Fun<JqData>> {
             let mut out = Vec::new();
             write_json(&cv.1, &Pp { indent: None, sort_keys: false, sep_space: false, ..Pp::default() }, 0, &mut out);
             native::bome(Ok(Val::from(String::from_utf8_lossy(&out).into_owned())))
+        }),
+        ("_jq_fromjson", native::v(0), |cv| {
+            let result = match &cv.1 {
+                Val::TStr(s) | Val::BStr(s) => parse::fromjson(s).map(as_jq_number),
+                other => Err(format!("{} only strings can be parsed", error_dump(other))),
+            };
+            native::bome(result.map_err(jaq_core::Error::str))
         }),
         ("_jq_match", native::v(3), |mut cv| {
             let test = cv.0.pop_var();
@@ -1053,6 +1066,36 @@ mod tests {
         assert_eq!(out("[., tostring]", "9007199254740993"), "[9007199254740992,\"9007199254740992\"]\n");
         assert_eq!(out("[1.0, (1.0 | tostring), 100000000000000000000]", "null"), "[1,\"1\",1e+20]\n");
         assert_eq!(out(".[.[1]]", "[5, 1000000000000000000]"), "null\n");
+    }
+
+    /// `fromjson` reads as jq 1.6's parser: any run of characters between blanks, quotes
+    /// and brackets is one literal, taken when `strtod` takes all of it, and the first
+    /// error is reported with its line and column (what `try ... catch .` shows).
+    #[test]
+    fn fromjson_reads_as_jq_1_6() {
+        let caught = |text: &str| out(".[] | try fromjson catch .", &format!("[{}]", text));
+        assert_eq!(
+            caught(r#""NaN", "-NaN", "NaN1", "Infinity", "-inf", "1e1000", "1.", ".5", "+1", "01""#),
+            "null\nnull\n\"Invalid numeric literal at EOF at line 1, column 4 (while parsing 'NaN1')\"\n\
+             1.7976931348623157e+308\n-1.7976931348623157e+308\n1.7976931348623157e+308\n1\n0.5\n1\n1\n"
+        );
+        assert_eq!(
+            caught(r#""nan", "tru", "[1,]", "1 2", "{\"a\" 1}", "NaN1\n", "", "[1:2]", "1]""#),
+            "\"Invalid literal at EOF at line 1, column 3 (while parsing 'nan')\"\n\
+             \"Invalid literal at EOF at line 1, column 3 (while parsing 'tru')\"\n\
+             \"Expected another array element at line 1, column 4 (while parsing '[1,]')\"\n\
+             \"Unexpected extra JSON values (while parsing '1 2')\"\n\
+             \"Expected separator between values at line 1, column 7 (while parsing '{\\\"a\\\" 1}')\"\n\
+             \"Invalid numeric literal at line 2, column 0 (while parsing 'NaN1\\n')\"\n\
+             \"Expected JSON value (while parsing '')\"\n\
+             \"':' not as part of an object at line 1, column 3 (while parsing '[1:2]')\"\n\
+             \"Unmatched ']' at line 1, column 2 (while parsing '1]')\"\n"
+        );
+        assert_eq!(
+            out("fromjson", r#""{\"a\":1,\"a\":[2],\"b\":\"\\u00e9\\ud83d\\ude00\"}""#),
+            "{\"a\":[2],\"b\":\"é😀\"}\n"
+        );
+        assert_eq!(out("try fromjson catch .", "1"), "\"number (1) only strings can be parsed\"\n");
     }
 
     #[test]

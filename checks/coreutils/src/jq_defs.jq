@@ -10,6 +10,8 @@ def leaf_paths: paths(scalars);
 def tojson: _jq_tojson;
 def tostring: if type == "string" then . else _jq_tojson end;
 def @json: tojson;
+# jq 1.6's JSON reader: its literals (`NaN`, `1.`, `Infinity`) and its error messages.
+def fromjson: _jq_fromjson;
 def @text: tostring;
 
 # A value as jq shows it in an error message: its JSON, cut to 11 bytes and `...` when
