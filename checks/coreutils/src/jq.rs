@@ -34,9 +34,18 @@
 //!   beyond 2^53 become the double jq holds (jq 1.6 computes and prints with doubles:
 //!   `13911860366432393` is `13911860366432392`, `100000000000000000000` prints
 //!   `1e+20`). Other numbers print as jq prints doubles (`1.0` is `1`), NaN as `null`,
-//!   infinities as ±DBL_MAX. `fromjson` reads as jq 1.6 (`jq/parse.rs`): a literal is
-//!   any run between blanks, quotes and brackets that `strtod` takes whole (`NaN`, `1.`,
-//!   `Infinity`; `NaN1` is an error), and errors carry jq's words, line and column.
+//!   infinities as ±DBL_MAX. The input, `fromjson` and `tonumber` read as jq 1.6
+//!   (`jq/parse.rs`): a literal is any run between blanks, quotes and brackets that
+//!   `strtod` takes whole (`NaN`, `1.`, `Infinity`, `-0`; `NaN1` is an error), and errors
+//!   carry jq's words, line and column. `-R` reads the files as one text.
+//! - Exit status as jq 1.6 sets it: the last input's run counts (5 for an uncaught
+//!   error, with `-e` 4 for no output and 1 for a last output false or null), an input
+//!   that does not parse stops with 4, a file that cannot be opened makes it 2.
+//! - jq 1.6's `//` raises an error of its left side (jaq's swallows it); `error(null)`
+//!   and `null | error` give no value; `add`, `reverse`, `any`, `all`, `ltrimstr`,
+//!   `rtrimstr` (anything but two strings is left as it is) and `@text`, `@html`,
+//!   `@uri`, `@base64`, `@sh` (numbers in jq's format) are jq 1.6's definitions. The
+//!   last of `-c`, `--tab` and `--indent N` sets the layout.
 //!
 //! Loud instead of different: a `?//` the rewriting cannot place (in a `reduce`/`foreach`
 //! pattern, inside a string interpolation) is the compile error (exit 3) `the
@@ -47,10 +56,18 @@
 //! deletes every matched element (as jq 1.7; jq 1.6 leaves every other one); `.a?//1`
 //! (no spaces) is `.a? // 1`, where jq's lexer reads `?//` and fails.
 //!
+//! Still different, not yet matched: an object indexed by a number (`{} | .[0]`, and so
+//! `first`, `last`, `reverse` of a non-empty object) is null, where jq 1.6 raises "Cannot
+//! index object with number"; jq 1.6's `try` and `?` also catch an error raised further
+//! down the pipe after the body gave a value, the sandbox's only the body's (as jq 1.7);
+//! `input_line_number` is not defined (a compile error, exit 3); builtins given a value of
+//! a type jq 1.6 leaves alone or handles otherwise (`index`, `indices`, `contains`,
+//! `inside`, `flatten`, `implode`, `to_entries` on arrays, `@base64d`) may differ.
+//!
 //! This file runs a filter: it loads the program with jq's definitions, feeds it the
 //! inputs and maps the outcome to jq's exit status. The rest is one concern a file:
 //! `jq/args.rs` (the command line), `jq/input.rs` (reading inputs), `jq/output.rs`
-//! (printing), `jq/natives.rs` (native functions), `jq/parse.rs` (`fromjson`'s reader),
+//! (printing), `jq/natives.rs` (native functions), `jq/parse.rs` (jq 1.6's JSON reader),
 //! `jq/source.rs` (rewriting the program's text) and `jq/term.rs` (rewriting the parsed
 //! program).
 
@@ -80,6 +97,10 @@ const EXIT_USAGE: i32 = 2;
 const EXIT_COMPILE: i32 = 3;
 const EXIT_NO_OUTPUT: i32 = 4;
 const EXIT_RUNTIME: i32 = 5;
+/// jq 1.6's own codes for a run: no output, and a last output false or null (`-e`
+/// gives them as 4 and 1).
+const EXIT_NO_RESULT: i32 = 14;
+const EXIT_FALSE_RESULT: i32 = 11;
 /// The error for a destructuring alternative the rewriting could not place (J6).
 const ALT_UNSUPPORTED: &str =
     "the destructuring alternative ?// is only supported as `E as P1 ?// P2 ... | BODY` in the reviewhost sandbox";
@@ -218,21 +239,30 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     };
 
     let items = read_inputs(&o, ctx, io);
+    // jq 1.6's status: each input's run sets it (the last one counts), 5 for an
+    // uncaught error, 14 for no output and 11 for a last output false or null (with
+    // `-e` they become 4 and 1, else 0); an input that does not parse stops the
+    // reading with 4; a file that cannot be opened makes it 2 in the end.
     let mut status = 0;
+    let mut unopened = false;
     // Input errors are printed when the main loop reaches them (and skipped by `inputs`).
     let input_iter = items.into_iter();
     let stream = RcIter::new(input_iter);
     let inputs: Inputs<Val> = &stream;
     let data = RunData { lut: &filter.lut, inputs };
     let pp = printer(&o);
-    let mut last: Option<Val> = None;
-    let run = |input: Val, io: &mut Io, status: &mut i32, last: &mut Option<Val>| {
+    let run = |input: Val, io: &mut Io| -> Result<i32, i32> {
         let jctx = jaq_core::Ctx::<JqData>::new(&data, Vars::new(var_vals.iter().cloned()));
+        let mut status = EXIT_NO_RESULT;
         for r in filter.id.run((jctx, input)) {
             match r {
                 Ok(v) => {
                     write_value(&v, &o, &pp, io.stdout);
-                    *last = Some(v);
+                    status = match v {
+                        Val::TStr(_) | Val::BStr(_) if o.raw => 0,
+                        Val::Null | Val::Bool(false) => EXIT_FALSE_RESULT,
+                        _ => 0,
+                    };
                 }
                 Err(exn) => match exn.get_err() {
                     Ok(e) => {
@@ -241,21 +271,18 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                             other => format!("{other} (not a string)"),
                         };
                         io.stderr.extend_from_slice(format!("jq: error (at <unknown>): {msg}\n").as_bytes());
-                        *status = EXIT_RUNTIME;
-                        break;
+                        return Ok(EXIT_RUNTIME);
                     }
-                    Err(exn) => {
-                        let code = exn.get_halt().unwrap_or(EXIT_RUNTIME);
-                        return Some(code);
-                    }
+                    Err(exn) => return Err(exn.get_halt().unwrap_or(EXIT_RUNTIME)),
                 },
             }
         }
-        None
+        Ok(status)
     };
     if o.null_input {
-        if let Some(code) = run(Val::Null, io, &mut status, &mut last) {
-            return code;
+        match run(Val::Null, io) {
+            Ok(code) => status = code,
+            Err(code) => return code,
         }
     } else {
         loop {
@@ -265,27 +292,27 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                 Some(Err(msg)) => {
                     io.stderr.extend_from_slice(msg.as_bytes());
                     io.stderr.push(b'\n');
-                    status = status.max(EXIT_USAGE);
-                }
-                Some(Ok(v)) => {
-                    if let Some(code) = run(v, io, &mut status, &mut last) {
-                        return code;
+                    if msg.starts_with(input::PARSE_ERROR) {
+                        status = EXIT_NO_OUTPUT;
+                        break;
                     }
+                    unopened = true;
                 }
+                Some(Ok(v)) => match run(v, io) {
+                    Ok(code) => status = code,
+                    Err(code) => return code,
+                },
             }
         }
     }
-    if status != 0 {
-        return status;
+    if unopened {
+        return EXIT_USAGE;
     }
-    if o.exit_status {
-        return match last {
-            None => EXIT_NO_OUTPUT,
-            Some(Val::Null | Val::Bool(false)) => 1,
-            Some(_) => 0,
-        };
+    match status {
+        EXIT_NO_RESULT | EXIT_FALSE_RESULT if o.exit_status => status - 10,
+        EXIT_NO_RESULT | EXIT_FALSE_RESULT => 0,
+        _ => status,
     }
-    0
 }
 
 #[cfg(test)]

@@ -112,20 +112,21 @@ pub(super) fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts
         match name {
             Name::Short('r') => o.raw = true,
             Name::Short('j') => (o.raw, o.join) = (true, true),
-            Name::Short('c') => o.compact = true,
+            // -c, --tab and --indent each set the layout: the last one counts, as in jq.
+            Name::Short('c') => (o.compact, o.tab, o.indent) = (true, false, None),
             Name::Short('e') => o.exit_status = true,
             Name::Short('n') => o.null_input = true,
             Name::Short('s') => o.slurp = true,
             Name::Short('R') => o.raw_input = true,
             Name::Short('S') => o.sort_keys = true,
             Name::Short('C' | 'M') => {}
-            Name::Long("tab") => o.tab = true,
+            Name::Long("tab") => (o.compact, o.tab, o.indent) = (false, true, None),
             Name::Long("args") => positional_mode = Some(false),
             Name::Long("jsonargs") => positional_mode = Some(true),
             Name::Long("indent") => {
                 let v = take(&mut parser, 1, "--indent", io)?;
                 match v[0].parse::<usize>() {
-                    Ok(n) if n <= MAX_INDENT => o.indent = Some(n),
+                    Ok(n) if n <= MAX_INDENT => (o.compact, o.tab, o.indent) = (n == 0, false, Some(n)),
                     Ok(_) => return Err(usage_error(io, "Cannot indent more than 7 characters")),
                     Err(_) => return Err(usage_error(io, "--indent takes a number")),
                 }

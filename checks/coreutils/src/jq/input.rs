@@ -9,6 +9,11 @@ use reviewhost_tool::{Ctx, Io};
 use super::MAX_EXACT_INT_U;
 use super::args::Opts;
 use super::output::{is_exact_int, is_int_literal};
+use super::parse;
+
+/// How an input that does not parse starts its message; it ends jq 1.6's reading with
+/// exit status 4.
+pub(super) const PARSE_ERROR: &str = "parse error: ";
 use crate::common::{ReadError, read_operand};
 
 /// jq's reading of JSON text: a UTF-8 byte order mark at the start is skipped (J18),
@@ -90,25 +95,23 @@ pub(super) fn read_inputs(o: &Opts, ctx: &Ctx, io: &Io) -> Vec<InputItem> {
             }
         };
         if o.raw_input {
-            if o.slurp {
-                raw_all.extend_from_slice(&data);
-            } else {
-                for line in data.split_inclusive(|b| *b == b'\n') {
-                    let line = line.strip_suffix(b"\n").unwrap_or(line);
-                    items.push(Ok(Val::from(String::from_utf8_lossy(line).into_owned())));
-                }
-            }
+            // jq reads the files as one text: a last line without its newline goes on
+            // in the next file.
+            raw_all.extend_from_slice(&data);
             continue;
         }
-        let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        for v in parse_many(&data) {
-            match v {
-                Ok(v) => items.push(Ok(v)),
-                Err(e) => {
-                    items.push(Err(format!("jq: error (at {display}): Cannot parse input: {e}")));
-                    return finish_slurp(o, items, raw_all);
-                }
-            }
+        let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&data);
+        let (values, error) = parse::stream(data);
+        items.extend(values.into_iter().map(|v| Ok(as_jq_number(v))));
+        if let Some(e) = error {
+            items.push(Err(format!("{PARSE_ERROR}{e}")));
+            return finish_slurp(o, items, raw_all);
+        }
+    }
+    if o.raw_input && !o.slurp {
+        for line in raw_all.split_inclusive(|b| *b == b'\n') {
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            items.push(Ok(Val::from(String::from_utf8_lossy(line).into_owned())));
         }
     }
     finish_slurp(o, items, raw_all)
@@ -132,6 +135,9 @@ pub(super) fn finish_slurp(o: &Opts, items: Vec<InputItem>, raw_all: Vec<u8>) ->
             Err(e) => out.push(Err(e)),
         }
     }
-    out.push(Ok(vals.into_iter().collect()));
+    // jq slurps as it parses: an input that does not parse leaves nothing to run on.
+    if !out.iter().any(|e| e.as_ref().is_err_and(|e| e.starts_with(PARSE_ERROR))) {
+        out.push(Ok(vals.into_iter().collect()));
+    }
     out
 }

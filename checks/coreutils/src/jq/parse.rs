@@ -1,11 +1,11 @@
-//! jq 1.6's reader of JSON text (`jv_parse.c`), for `fromjson`: jaq's reader takes
+//! jq 1.6's reader of JSON text (`jv_parse.c`), for the input and `fromjson`: jaq's reader takes
 //! standard JSON only and words its errors its own way, while jq reads any run of
 //! characters between blanks, quotes and brackets as one literal and takes it when C's
 //! `strtod` takes all of it (`1.`, `.5`, `+1`, `01`, `NaN`, `-NaN`, `Infinity`, `1e400`),
 //! and reports the first error with its line and column, which a `try ... catch` shows.
 //!
-//! Only `fromjson` uses it: it parses the whole string as one value, and more than one
-//! is an error (`jv_parse_sized`).
+//! `fromjson` parses the whole string as one value, and more than one is an error
+//! (`jv_parse_sized`); the input is read as a stream of values up to the first error.
 
 use jaq_json::{Map, Num, Val};
 
@@ -54,6 +54,19 @@ pub fn fromjson(text: &[u8]) -> Result<Val, String> {
         None => Err("Expected JSON value".to_string()),
     };
     result.map_err(|e| format!("{e} (while parsing '{shown}')"))
+}
+
+/// The values of `text` as jq 1.6 reads its input, up to the first error, and that
+/// error (`MESSAGE at line L, column C`).
+pub fn stream(text: &[u8]) -> (Vec<Val>, Option<String>) {
+    let mut values = Vec::new();
+    for event in Parser::events(text) {
+        match event {
+            Event::Value(v) => values.push(v),
+            Event::Error(e) => return (values, Some(e)),
+        }
+    }
+    (values, None)
 }
 
 impl Parser {
@@ -336,6 +349,9 @@ fn number(token: &[u8]) -> Option<Val> {
         return None;
     }
     let x: f64 = text.parse().ok()?;
+    if x == 0.0 && negative {
+        return Some(Val::Num(Num::Float(-0.0)));
+    }
     // A number JSON spells the same way keeps jaq's reading (big integers, decimals), as
     // the input's numbers do; any other spelling is the double strtod gives.
     let json = text.strip_prefix('-').unwrap_or(text);

@@ -222,3 +222,53 @@ fn input_past_the_end() {
     assert_eq!(out("try input catch .", "1"), "\"break\"\n");
     assert_eq!(out("[., input]", "1 2"), "[1,2]\n");
 }
+
+/// `jq ARGS` on `input`: stdout and status.
+fn jq_args(args: &[&str], input: &str) -> (String, i32) {
+    let (mut out, mut errs) = (Vec::new(), Vec::new());
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let mut io =
+        Io { stdin: input.as_bytes(), stdout: &mut out, stderr: &mut errs, stdout_limit: NO_LIMIT, unnamed_file: None };
+    let status = jq(&args, &Ctx::new("/nonexistent"), &mut io);
+    (String::from_utf8(out).unwrap(), status)
+}
+
+/// jq 1.6's exit status is the last input's: an error in an earlier one does not count,
+/// `-e` looks at the last output of the last input, and no input at all is 0.
+#[test]
+fn exit_status_of_the_last_input() {
+    assert_eq!(jq_args(&[".[0]"], "\"a\" [1]"), ("1\n".into(), 0));
+    assert_eq!(jq_args(&[".[0]"], "[1] \"a\""), ("1\n".into(), 5));
+    assert_eq!(jq_args(&["-e", "."], "1 null"), ("1\nnull\n".into(), 1));
+    assert_eq!(jq_args(&["-e", "empty"], "1"), ("".into(), 4));
+    assert_eq!(jq_args(&["-e", ".a"], ""), ("".into(), 0));
+    assert_eq!(jq_args(&["-r", "-e", "null, \"x\""], "1"), ("null\nx\n".into(), 0));
+    assert_eq!(jq_args(&["-c", ".[0]"], "[1] [2"), ("1\n".into(), 4));
+    assert_eq!(
+        jq_args(&["-c", "."], "[1., .5, Infinity, -NaN, -0]"),
+        ("[1,0.5,1.7976931348623157e+308,null,-0]\n".into(), 0)
+    );
+}
+
+/// jq 1.6's `//` raises an error of its left side; `error(null)` gives no value; `add`,
+/// `reverse`, `any`, `all`, the trims, `tonumber` and the formats as jq 1.6 defines them;
+/// the last of `-c`, `--tab` and `--indent` sets the layout.
+#[test]
+fn jq_1_6_definitions() {
+    assert_eq!(jq_args(&["-c", "(1, error(\"x\")) // 2"], "null"), ("1\n".into(), 5));
+    assert_eq!(
+        jq_args(&["-c", "[(error) // 2, (null | error), try error(null) catch 3]"], "null"),
+        ("[2]\n".into(), 0)
+    );
+    assert_eq!(jq_args(&["-c", "[add, reverse, any, all]"], "{}"), ("[null,[],false,true]\n".into(), 0));
+    assert_eq!(jq_args(&["-c", "[add, any, all]"], "{\"a\": true}"), ("[true,true,true]\n".into(), 0));
+    assert_eq!(
+        jq_args(&["-c", "[ltrimstr(1), rtrimstr(\"b\"), ({} | add)]"], "\"ab\""),
+        ("[\"ab\",\"a\",null]\n".into(), 0)
+    );
+    assert_eq!(jq_args(&["-c", "[.[] | tonumber]"], "[\"1.\", \"NaN\", 2]"), ("[1,null,2]\n".into(), 0));
+    assert_eq!(jq_args(&["-c", "[@text, @html, @base64]"], "1e3"), ("[\"1000\",\"1000\",\"MTAwMA==\"]\n".into(), 0));
+    assert_eq!(jq_args(&["-c", "--indent", "1", "."], "[1]").0, "[\n 1\n]\n");
+    assert_eq!(jq_args(&["--tab", "-c", "."], "[1]").0, "[1]\n");
+    assert_eq!(jq_args(&["--tab", "--indent", "0", "."], "[1]").0, "[1]\n");
+}
