@@ -14,6 +14,11 @@
 //! and change times: `-user`, `-links`, `%u`, …) and what depends on the user who runs
 //! the real tool (`-readable`, `-writable`, `-executable`); `-regex` (GNU's emacs syntax); the time tests other than `-newer`;
 //! every other GNU predicate and `-printf` directive.
+//!
+//! Different on purpose: the expression is evaluated as written, as GNU's `-O0` does.
+//! GNU's default `-O1` may swap the operands of `-o` or `-a` by cost even when the left
+//! one is an action (`find x -print -size 1 -o -true` prints nothing there); checks put
+//! their actions last, where the two agree.
 
 use std::cell::OnceCell;
 use std::fs::{self, Metadata};
@@ -22,7 +27,12 @@ use std::path::Path;
 use reviewhost_tool::{Ctx, Io, Kind};
 
 use crate::common::{err, io_msg};
-use reviewhost_tool::fnmatch;
+use reviewhost_tool::{fnmatch, fnmatch_casefold};
+
+/// fnmatch(3), with `FNM_CASEFOLD` for the `-i` tests.
+fn glob(pattern: &[u8], name: &[u8], icase: bool) -> bool {
+    if icase { fnmatch_casefold(pattern, name) } else { fnmatch(pattern, name) }
+}
 
 mod perm;
 use perm::Perm;
@@ -185,18 +195,15 @@ impl FindParser<'_> {
             }
             "-name" | "-iname" => {
                 let v = self.value(&tok)?;
-                let icase = tok == "-iname";
-                Expr::Name(if icase { v.to_ascii_lowercase().into_bytes() } else { v.into_bytes() }, icase)
+                Expr::Name(v.into_bytes(), tok == "-iname")
             }
             "-path" | "-ipath" | "-wholename" | "-iwholename" => {
                 let v = self.value(&tok)?;
-                let icase = tok.starts_with("-i");
-                Expr::Path(if icase { v.to_ascii_lowercase().into_bytes() } else { v.into_bytes() }, icase)
+                Expr::Path(v.into_bytes(), tok.starts_with("-i"))
             }
             "-lname" | "-ilname" => {
                 let v = self.value(&tok)?;
-                let icase = tok == "-ilname";
-                Expr::LinkName(if icase { v.to_ascii_lowercase().into_bytes() } else { v.into_bytes() }, icase)
+                Expr::LinkName(v.into_bytes(), tok == "-ilname")
             }
             "-type" => {
                 let v = self.value(&tok)?;
@@ -424,27 +431,11 @@ impl Walk {
             Expr::And(a, b) => self.eval(a, v, prune) && !self.quit && self.eval(b, v, prune),
             Expr::Or(a, b) => self.eval(a, v, prune) || (!self.quit && self.eval(b, v, prune)),
             Expr::Not(a) => !self.eval(a, v, prune),
-            Expr::Name(p, icase) => {
-                let base = find_base(v.shown);
-                if *icase { fnmatch(p, base.to_ascii_lowercase().as_bytes()) } else { fnmatch(p, base.as_bytes()) }
-            }
-            Expr::Path(p, icase) => {
-                if *icase {
-                    fnmatch(p, v.shown.to_ascii_lowercase().as_bytes())
-                } else {
-                    fnmatch(p, v.shown.as_bytes())
-                }
-            }
+            Expr::Name(p, icase) => glob(p, find_base(v.shown).as_bytes(), *icase),
+            Expr::Path(p, icase) => glob(p, v.shown.as_bytes(), *icase),
             Expr::LinkName(p, icase) => {
                 v.kind == Kind::Symlink
-                    && fs::read_link(v.real).is_ok_and(|target| {
-                        let target = target.to_string_lossy();
-                        if *icase {
-                            fnmatch(p, target.to_ascii_lowercase().as_bytes())
-                        } else {
-                            fnmatch(p, target.as_bytes())
-                        }
-                    })
+                    && fs::read_link(v.real).is_ok_and(|target| glob(p, target.to_string_lossy().as_bytes(), *icase))
             }
             Expr::Type(kinds) => kinds.contains(&v.type_char()),
             Expr::Empty => match v.kind {
@@ -590,6 +581,30 @@ fn type_char(m: &Metadata) -> char {
     'U'
 }
 
+/// `%f`: gnulib's `base_name`, the last component with one of the slashes after it
+/// (`src/` is `src/`, `a//` is `a/`, `/` is `/`).
+fn printf_base(shown: &str) -> &str {
+    let trimmed = shown.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return &shown[..shown.len().min(1)];
+    }
+    let start = trimmed.rfind('/').map_or(0, |p| p + 1);
+    let end = if shown.len() > trimmed.len() { trimmed.len() + 1 } else { trimmed.len() };
+    &shown[start..end]
+}
+
+/// `%h`: what is before the last slash, after GNU drops the trailing slashes, which it
+/// does unless one character would be left (`a/b/` is `a`, `src/` is `.`, but `a//`
+/// stays whole and is `a/`); `.` when there is no slash, empty for `/`.
+fn printf_dir(shown: &str) -> &str {
+    let trimmed = shown.trim_end_matches('/');
+    let kept = if trimmed.len() > 1 { trimmed } else { shown };
+    match kept.rfind('/') {
+        Some(p) => &kept[..p],
+        None => ".",
+    }
+}
+
 /// `-printf FORMAT` with the common directives.
 fn render_printf(f: &[u8], v: &Visit, ctx: &Ctx) -> Vec<u8> {
     let mut out = Vec::new();
@@ -627,16 +642,8 @@ fn render_printf(f: &[u8], v: &Visit, ctx: &Ctx) -> Vec<u8> {
                 i += 1;
                 let value: Vec<u8> = match d {
                     b'p' => v.shown.as_bytes().to_vec(),
-                    b'f' => find_base(v.shown).as_bytes().to_vec(),
-                    b'h' => {
-                        let t = v.shown.trim_end_matches('/');
-                        let h = match t.rfind('/') {
-                            Some(0) => "/",
-                            Some(p) => &t[..p],
-                            None => ".",
-                        };
-                        h.as_bytes().to_vec()
-                    }
+                    b'f' => printf_base(v.shown).as_bytes().to_vec(),
+                    b'h' => printf_dir(v.shown).as_bytes().to_vec(),
                     b'P' => {
                         let rel = v.shown.strip_prefix(v.start).unwrap_or(v.shown);
                         rel.trim_start_matches('/').as_bytes().to_vec()
@@ -676,7 +683,9 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     let start_ops = i;
     while i < args.len() {
         let a = args[i].as_str();
-        if (a.starts_with('-') && a.len() > 1) || a == "(" || a == "!" || a == ")" || a == "," {
+        // GNU's `looks_like_expression` for the leading operands: `)` and `,` there are
+        // file names.
+        if (a.starts_with('-') && a.len() > 1) || a == "(" || a == "!" {
             break;
         }
         i += 1;
@@ -756,6 +765,35 @@ pub fn find(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run(dir: &Path, args: &[&str]) -> (String, i32) {
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let mut io = Io {
+            stdin: b"",
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+            stdout_limit: reviewhost_tool::NO_LIMIT,
+            unnamed_file: None,
+        };
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let status = find(&args, &Ctx::new(dir), &mut io);
+        (String::from_utf8_lossy(&stdout).into_owned(), status)
+    }
+
+    /// `%f` and `%h` of an operand with trailing slashes, `-iname` with a class, and a
+    /// leading `)` as a file name, as GNU find 4.9 prints them.
+    #[test]
+    fn operands_and_names_as_gnu() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::write(dir.path().join("a/lib.RS"), "").unwrap();
+        let (out, _) = run(dir.path(), &["a/", "a//", "./a/b/", "./", "-maxdepth", "0", "-printf", "%f|%h\\n"]);
+        assert_eq!(out, "a/|a\na/|a/\nb/|./a\n./|.\n");
+        assert_eq!(run(dir.path(), &["a", "-iname", "*[[:upper:]]*"]).0, "a/lib.RS\n");
+        assert_eq!(run(dir.path(), &["a", "-iname", "[[:lower:]]*.rs"]).0, "a/lib.RS\n");
+        assert_eq!(run(dir.path(), &["a", "-iname", "[[:upper:]]*"]).0, "");
+        assert_eq!(run(dir.path(), &["a/b", ")", "-print"]), ("a/b\n".to_string(), 1));
+    }
 
     /// Issue 15 item 8: a name that is not UTF-8 was skipped with exit 1 and nothing on
     /// stderr, so `find . -name '*.pem'` under `grep_not_match` passed while

@@ -13,7 +13,9 @@
 //!
 //! - In the program's text (`jq/source.rs`): `.5` is a number (J3); `{$b: [$c]}` in a
 //!   pattern binds `$b` too (J7); `E as P1 ?// P2 | BODY` tries the patterns in turn
-//!   (J6); `{(0): 1}` (J14) and constant `1 / 0` (J4) are compile errors.
+//!   (J6); a constant object key that is not a string, in an object or an object
+//!   pattern (`{(0): 1}`, `. as {(true): $x}`, J14), and constant `1 / 0` (J4) are
+//!   compile errors.
 //! - In the parsed program (`jq/term.rs`): `/` and `%` by zero are jq's error (J4); a
 //!   string times NaN or a non-positive number is null (J12); `=`, `|=`, `op=`, `//=`
 //!   fall back to jq's definitions over `setpath` where jaq's update fails, so they pad
@@ -32,7 +34,18 @@
 //!   beyond 2^53 become the double jq holds (jq 1.6 computes and prints with doubles:
 //!   `13911860366432393` is `13911860366432392`, `100000000000000000000` prints
 //!   `1e+20`). Other numbers print as jq prints doubles (`1.0` is `1`), NaN as `null`,
-//!   infinities as ±DBL_MAX.
+//!   infinities as ±DBL_MAX. The input, `fromjson` and `tonumber` read as jq 1.6
+//!   (`jq/parse.rs`): a literal is any run between blanks, quotes and brackets that
+//!   `strtod` takes whole (`NaN`, `1.`, `Infinity`, `-0`; `NaN1` is an error), and errors
+//!   carry jq's words, line and column. `-R` reads the files as one text.
+//! - Exit status as jq 1.6 sets it: the last input's run counts (5 for an uncaught
+//!   error, with `-e` 4 for no output and 1 for a last output false or null), an input
+//!   that does not parse stops with 4, a file that cannot be opened makes it 2.
+//! - jq 1.6's `//` raises an error of its left side (jaq's swallows it); `error(null)`
+//!   and `null | error` give no value; `add`, `reverse`, `any`, `all`, `ltrimstr`,
+//!   `rtrimstr` (anything but two strings is left as it is) and `@text`, `@html`,
+//!   `@uri`, `@base64`, `@sh` (numbers in jq's format) are jq 1.6's definitions. The
+//!   last of `-c`, `--tab` and `--indent N` sets the layout.
 //!
 //! Loud instead of different: a `?//` the rewriting cannot place (in a `reduce`/`foreach`
 //! pattern, inside a string interpolation) is the compile error (exit 3) `the
@@ -42,35 +55,55 @@
 //! Still different, on purpose: error messages are mostly jaq's wording; `|= empty`
 //! deletes every matched element (as jq 1.7; jq 1.6 leaves every other one); `.a?//1`
 //! (no spaces) is `.a? // 1`, where jq's lexer reads `?//` and fails.
+//!
+//! Still different, not yet matched: an object indexed by a number (`{} | .[0]`, and so
+//! `first`, `last`, `reverse` of a non-empty object) is null, where jq 1.6 raises "Cannot
+//! index object with number"; jq 1.6's `try` and `?` also catch an error raised further
+//! down the pipe after the body gave a value, the sandbox's only the body's (as jq 1.7);
+//! `input_line_number` is not defined (a compile error, exit 3); builtins given a value of
+//! a type jq 1.6 leaves alone or handles otherwise (`index`, `indices`, `contains`,
+//! `inside`, `flatten`, `implode`, `to_entries` on arrays, `@base64d`) may differ.
+//!
+//! This file runs a filter: it loads the program with jq's definitions, feeds it the
+//! inputs and maps the outcome to jq's exit status. The rest is one concern a file:
+//! `jq/args.rs` (the command line), `jq/input.rs` (reading inputs), `jq/output.rs`
+//! (printing), `jq/natives.rs` (native functions), `jq/parse.rs` (jq 1.6's JSON reader),
+//! `jq/source.rs` (rewriting the program's text) and `jq/term.rs` (rewriting the parsed
+//! program).
 
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, DataT, Lut, Vars, data::HasLut, native};
 use jaq_json::Val;
-use jaq_json::write::Pp;
 use jaq_std::input::{HasInputs, Inputs, RcIter};
-use reviewhost_tool::getopt::{HasArg, Item, Long, Name, Order, Parser, Spec};
 use reviewhost_tool::{Ctx, Io};
 
-use crate::common::{ReadError, read_operand};
+use crate::common::read_operand;
 
+mod args;
+mod input;
+mod natives;
+mod output;
+mod parse;
 mod source;
 mod term;
+
+use args::{parse_args, usage_error};
+use input::read_inputs;
+use natives::jq_funs;
+use output::{printer, write_value};
 
 /// jq's exit statuses.
 const EXIT_USAGE: i32 = 2;
 const EXIT_COMPILE: i32 = 3;
 const EXIT_NO_OUTPUT: i32 = 4;
 const EXIT_RUNTIME: i32 = 5;
-/// Largest `--indent` jq accepts.
-const MAX_INDENT: usize = 7;
-/// How far past its digits a float's decimal point may sit before jq switches to an
-/// exponent (jq's modified g_fmt: `decpt > ndigits + 15`).
-const JQ_DTOA_EXTRA_DIGITS: i64 = 15;
+/// jq 1.6's own codes for a run: no output, and a last output false or null (`-e`
+/// gives them as 4 and 1).
+const EXIT_NO_RESULT: i32 = 14;
+const EXIT_FALSE_RESULT: i32 = 11;
 /// The error for a destructuring alternative the rewriting could not place (J6).
 const ALT_UNSUPPORTED: &str =
     "the destructuring alternative ?// is only supported as `E as P1 ?// P2 ... | BODY` in the reviewhost sandbox";
-/// Default pretty-print indent.
-const DEFAULT_INDENT: usize = 2;
 
 /// jq builtins that jaq's standard library does not define, and jq's definitions where
 /// jaq's differ (they shadow jaq's).
@@ -104,291 +137,6 @@ impl<'a> HasInputs<'a, Val> for &'a RunData<'a> {
     fn inputs(&self) -> Inputs<'a, Val> {
         self.inputs
     }
-}
-
-/// The command line, parsed.
-#[derive(Default)]
-struct Opts {
-    raw: bool,
-    join: bool,
-    compact: bool,
-    exit_status: bool,
-    null_input: bool,
-    slurp: bool,
-    raw_input: bool,
-    sort_keys: bool,
-    tab: bool,
-    indent: Option<usize>,
-    filter: Option<String>,
-    filter_file: Option<String>,
-    files: Vec<String>,
-    /// `$name` variables in order.
-    named: Vec<(String, Val)>,
-    positional: Vec<Val>,
-}
-
-fn usage_error(io: &mut Io, msg: &str) -> i32 {
-    io.stderr.extend_from_slice(format!("jq: error: {msg}\nUse jq --help for help with command-line options,\nor see the jq manpage, or online docs  at https://jqlang.github.io/jq\n").as_bytes());
-    EXIT_USAGE
-}
-
-/// jq's options. Those with arguments (`-f`, `--arg NAME VALUE`, ...) are declared
-/// without one and take the next arguments themselves, as jq does: `-fr FILE` reads
-/// `FILE` and goes on with `-r`, and `--indent=3` is an unknown argument.
-const SPEC: Spec = Spec {
-    short: "rjcensRSCMf",
-    long: &[
-        Long::short("raw-output", 'r', HasArg::No),
-        Long::short("join-output", 'j', HasArg::No),
-        Long::short("compact-output", 'c', HasArg::No),
-        Long::short("exit-status", 'e', HasArg::No),
-        Long::short("null-input", 'n', HasArg::No),
-        Long::short("slurp", 's', HasArg::No),
-        Long::short("raw-input", 'R', HasArg::No),
-        Long::short("sort-keys", 'S', HasArg::No),
-        Long::short("color-output", 'C', HasArg::No),
-        Long::short("monochrome-output", 'M', HasArg::No),
-        Long::new("tab", HasArg::No),
-        Long::new("args", HasArg::No),
-        Long::new("jsonargs", HasArg::No),
-        Long::new("indent", HasArg::No),
-        Long::new("arg", HasArg::No),
-        Long::new("argjson", HasArg::No),
-        Long::new("slurpfile", HasArg::No),
-        Long::new("rawfile", HasArg::No),
-        Long::new("from-file", HasArg::No),
-    ],
-    order: Order::Permute,
-    abbreviations: false,
-    short_equals: false,
-};
-
-/// Parse jq's command line; `Err` carries the exit status (message already written).
-fn parse_args(args: &[String], ctx: &Ctx, io: &mut Io) -> Result<Opts, i32> {
-    let mut o = Opts::default();
-    // After `--args`/`--jsonargs`, operands after the filter are positional values.
-    let mut positional_mode: Option<bool> = None;
-    let mut parser = Parser::new(&SPEC, args);
-    let take = |parser: &mut Parser, n: usize, opt: &str, io: &mut Io| -> Result<Vec<String>, i32> {
-        let Some(v) = parser.values(n) else {
-            let what = if n == 1 { "an argument" } else { "two arguments" };
-            return Err(usage_error(io, &format!("{opt} takes {what}")));
-        };
-        Ok(v.to_vec())
-    };
-    while let Some(item) = parser.next() {
-        let item = match item {
-            Ok(item) => item,
-            Err(e) => return Err(usage_error(io, &format!("Unknown arguments: {}", e.arg))),
-        };
-        let name = match item {
-            Item::Operand(a) => {
-                if o.filter.is_none() && o.filter_file.is_none() {
-                    o.filter = Some(a);
-                } else if let Some(json) = positional_mode {
-                    if json {
-                        match parse_single(a.as_bytes()) {
-                            Ok(v) => o.positional.push(v),
-                            Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --jsonargs")),
-                        }
-                    } else {
-                        o.positional.push(Val::from(a));
-                    }
-                } else {
-                    o.files.push(a);
-                }
-                continue;
-            }
-            Item::Opt(name, _) => name,
-        };
-        match name {
-            Name::Short('r') => o.raw = true,
-            Name::Short('j') => (o.raw, o.join) = (true, true),
-            Name::Short('c') => o.compact = true,
-            Name::Short('e') => o.exit_status = true,
-            Name::Short('n') => o.null_input = true,
-            Name::Short('s') => o.slurp = true,
-            Name::Short('R') => o.raw_input = true,
-            Name::Short('S') => o.sort_keys = true,
-            Name::Short('C' | 'M') => {}
-            Name::Long("tab") => o.tab = true,
-            Name::Long("args") => positional_mode = Some(false),
-            Name::Long("jsonargs") => positional_mode = Some(true),
-            Name::Long("indent") => {
-                let v = take(&mut parser, 1, "--indent", io)?;
-                match v[0].parse::<usize>() {
-                    Ok(n) if n <= MAX_INDENT => o.indent = Some(n),
-                    Ok(_) => return Err(usage_error(io, "Cannot indent more than 7 characters")),
-                    Err(_) => return Err(usage_error(io, "--indent takes a number")),
-                }
-            }
-            Name::Long("arg") => {
-                let v = take(&mut parser, 2, "--arg", io)?;
-                o.named.push((v[0].clone(), Val::from(v[1].clone())));
-            }
-            Name::Long("argjson") => {
-                let v = take(&mut parser, 2, "--argjson", io)?;
-                match parse_single(v[1].as_bytes()) {
-                    Ok(val) => o.named.push((v[0].clone(), val)),
-                    Err(_) => return Err(usage_error(io, "Invalid JSON text passed to --argjson")),
-                }
-            }
-            Name::Long(long @ ("slurpfile" | "rawfile")) => {
-                let v = take(&mut parser, 2, &format!("--{long}"), io)?;
-                let data = match read_operand(&v[1], ctx, io) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        let msg = format!("Could not open {}: {}", v[1], e.msg());
-                        return Err(usage_error(io, &msg));
-                    }
-                };
-                let val = if long == "rawfile" {
-                    Val::from(String::from_utf8_lossy(&data).into_owned())
-                } else {
-                    match parse_many(&data).collect::<Result<Vec<_>, _>>() {
-                        Ok(vs) => vs.into_iter().collect(),
-                        Err(e) => return Err(usage_error(io, &format!("Invalid JSON in {}: {e}", v[1]))),
-                    }
-                };
-                o.named.push((v[0].clone(), val));
-            }
-            Name::Short('f') | Name::Long("from-file") => {
-                let opt = if name == Name::Short('f') { "-f" } else { "--from-file" };
-                let v = take(&mut parser, 1, opt, io)?;
-                o.filter_file = Some(v[0].clone());
-                if let Some(f) = o.filter.take() {
-                    o.files.push(f);
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(o)
-}
-
-/// jq's reading of JSON text: a UTF-8 byte order mark at the start is skipped (J18),
-/// `-NaN` is NaN (J19), and integers beyond 2^53 are doubles, as jq keeps them (J17).
-fn preprocess_json(data: &[u8]) -> Vec<u8> {
-    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
-    let mut out = Vec::with_capacity(data.len());
-    let (mut in_string, mut escaped) = (false, false);
-    let mut i = 0;
-    while i < data.len() {
-        let c = data[i];
-        if !in_string && data[i..].starts_with(b"-NaN") {
-            out.extend_from_slice(b"NaN");
-            i += 4;
-            continue;
-        }
-        if c == b'"' && !escaped {
-            in_string = !in_string;
-        }
-        escaped = in_string && c == b'\\' && !escaped;
-        out.push(c);
-        i += 1;
-    }
-    out
-}
-
-/// Integers too large for a double to hold exactly, as the double jq would hold.
-fn as_jq_number(v: Val) -> Val {
-    use jaq_json::Num;
-    match v {
-        Val::Num(Num::Int(i)) if i.unsigned_abs() as u64 > MAX_EXACT_INT_U => Val::Num(Num::Float(i as f64)),
-        Val::Num(Num::BigInt(i)) if !is_exact_int(&i.to_string()) => {
-            Val::Num(Num::Float(i.to_string().parse().unwrap_or(f64::NAN)))
-        }
-        Val::Num(Num::Dec(d)) if is_int_literal(&d) && !is_exact_int(&d) => {
-            Val::Num(Num::Float(d.parse().unwrap_or(f64::NAN)))
-        }
-        Val::Arr(a) => a.iter().cloned().map(as_jq_number).collect(),
-        Val::Obj(o) => Val::obj(o.iter().map(|(k, v)| (k.clone(), as_jq_number(v.clone()))).collect()),
-        v => v,
-    }
-}
-
-fn parse_single(data: &[u8]) -> Result<Val, jaq_json::read::Error> {
-    jaq_json::read::parse_single(&preprocess_json(data)).map(as_jq_number)
-}
-
-fn parse_many(data: &[u8]) -> impl Iterator<Item = Result<Val, jaq_json::read::Error>> {
-    // The parser does not move past an error: stop at the first.
-    let mut values = Vec::new();
-    for v in jaq_json::read::parse_many(&preprocess_json(data)) {
-        let err = v.is_err();
-        values.push(v.map(as_jq_number));
-        if err {
-            break;
-        }
-    }
-    values.into_iter()
-}
-
-/// One item of the input stream: a value, or an input error (message, to stderr).
-type InputItem = Result<Val, String>;
-
-/// Read all inputs (files or stdin) into values, as jq's parser would produce them.
-fn read_inputs(o: &Opts, ctx: &Ctx, io: &Io) -> Vec<InputItem> {
-    let names: Vec<String> = if o.files.is_empty() { vec!["-".into()] } else { o.files.clone() };
-    let mut items = Vec::new();
-    let mut raw_all = Vec::new();
-    for name in &names {
-        let data = match read_operand(name, ctx, io) {
-            Ok(d) => d,
-            Err(e) => {
-                let why = match e {
-                    ReadError::IsDir => "Is a directory".to_string(),
-                    ReadError::Other(m) => m,
-                };
-                items.push(Err(format!("jq: error: Could not open {name}: {why}")));
-                continue;
-            }
-        };
-        if o.raw_input {
-            if o.slurp {
-                raw_all.extend_from_slice(&data);
-            } else {
-                for line in data.split_inclusive(|b| *b == b'\n') {
-                    let line = line.strip_suffix(b"\n").unwrap_or(line);
-                    items.push(Ok(Val::from(String::from_utf8_lossy(line).into_owned())));
-                }
-            }
-            continue;
-        }
-        let display = if name == "-" { "<stdin>" } else { name.as_str() };
-        for v in parse_many(&data) {
-            match v {
-                Ok(v) => items.push(Ok(v)),
-                Err(e) => {
-                    items.push(Err(format!("jq: error (at {display}): Cannot parse input: {e}")));
-                    return finish_slurp(o, items, raw_all);
-                }
-            }
-        }
-    }
-    finish_slurp(o, items, raw_all)
-}
-
-/// With `-s`, turn the values into one array (or the raw text into one string).
-fn finish_slurp(o: &Opts, items: Vec<InputItem>, raw_all: Vec<u8>) -> Vec<InputItem> {
-    if !o.slurp {
-        return items;
-    }
-    if o.raw_input {
-        let mut errs: Vec<InputItem> = items.into_iter().filter(Result::is_err).collect();
-        errs.push(Ok(Val::from(String::from_utf8_lossy(&raw_all).into_owned())));
-        return errs;
-    }
-    let mut vals = Vec::new();
-    let mut out = Vec::new();
-    for it in items {
-        match it {
-            Ok(v) => vals.push(v),
-            Err(e) => out.push(Err(e)),
-        }
-    }
-    out.push(Ok(vals.into_iter().collect()));
-    out
 }
 
 /// Render a compile (load or undefined-name) error the way jq reports it.
@@ -491,21 +239,30 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
     };
 
     let items = read_inputs(&o, ctx, io);
+    // jq 1.6's status: each input's run sets it (the last one counts), 5 for an
+    // uncaught error, 14 for no output and 11 for a last output false or null (with
+    // `-e` they become 4 and 1, else 0); an input that does not parse stops the
+    // reading with 4; a file that cannot be opened makes it 2 in the end.
     let mut status = 0;
+    let mut unopened = false;
     // Input errors are printed when the main loop reaches them (and skipped by `inputs`).
     let input_iter = items.into_iter();
     let stream = RcIter::new(input_iter);
     let inputs: Inputs<Val> = &stream;
     let data = RunData { lut: &filter.lut, inputs };
     let pp = printer(&o);
-    let mut last: Option<Val> = None;
-    let run = |input: Val, io: &mut Io, status: &mut i32, last: &mut Option<Val>| {
+    let run = |input: Val, io: &mut Io| -> Result<i32, i32> {
         let jctx = jaq_core::Ctx::<JqData>::new(&data, Vars::new(var_vals.iter().cloned()));
+        let mut status = EXIT_NO_RESULT;
         for r in filter.id.run((jctx, input)) {
             match r {
                 Ok(v) => {
                     write_value(&v, &o, &pp, io.stdout);
-                    *last = Some(v);
+                    status = match v {
+                        Val::TStr(_) | Val::BStr(_) if o.raw => 0,
+                        Val::Null | Val::Bool(false) => EXIT_FALSE_RESULT,
+                        _ => 0,
+                    };
                 }
                 Err(exn) => match exn.get_err() {
                     Ok(e) => {
@@ -514,21 +271,18 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                             other => format!("{other} (not a string)"),
                         };
                         io.stderr.extend_from_slice(format!("jq: error (at <unknown>): {msg}\n").as_bytes());
-                        *status = EXIT_RUNTIME;
-                        break;
+                        return Ok(EXIT_RUNTIME);
                     }
-                    Err(exn) => {
-                        let code = exn.get_halt().unwrap_or(EXIT_RUNTIME);
-                        return Some(code);
-                    }
+                    Err(exn) => return Err(exn.get_halt().unwrap_or(EXIT_RUNTIME)),
                 },
             }
         }
-        None
+        Ok(status)
     };
     if o.null_input {
-        if let Some(code) = run(Val::Null, io, &mut status, &mut last) {
-            return code;
+        match run(Val::Null, io) {
+            Ok(code) => status = code,
+            Err(code) => return code,
         }
     } else {
         loop {
@@ -538,554 +292,28 @@ pub fn jq(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
                 Some(Err(msg)) => {
                     io.stderr.extend_from_slice(msg.as_bytes());
                     io.stderr.push(b'\n');
-                    status = status.max(EXIT_USAGE);
-                }
-                Some(Ok(v)) => {
-                    if let Some(code) = run(v, io, &mut status, &mut last) {
-                        return code;
+                    if msg.starts_with(input::PARSE_ERROR) {
+                        status = EXIT_NO_OUTPUT;
+                        break;
                     }
+                    unopened = true;
                 }
+                Some(Ok(v)) => match run(v, io) {
+                    Ok(code) => status = code,
+                    Err(code) => return code,
+                },
             }
         }
     }
-    if status != 0 {
-        return status;
+    if unopened {
+        return EXIT_USAGE;
     }
-    if o.exit_status {
-        return match last {
-            None => EXIT_NO_OUTPUT,
-            Some(Val::Null | Val::Bool(false)) => 1,
-            Some(_) => 0,
-        };
+    match status {
+        EXIT_NO_RESULT | EXIT_FALSE_RESULT if o.exit_status => status - 10,
+        EXIT_NO_RESULT | EXIT_FALSE_RESULT => 0,
+        _ => status,
     }
-    0
-}
-
-/// The pretty printer for the chosen output options.
-fn printer(o: &Opts) -> Pp {
-    let indent = if o.tab {
-        Some("\t".to_string())
-    } else {
-        match o.indent {
-            Some(0) => None,
-            Some(n) => Some(" ".repeat(n)),
-            None => Some(" ".repeat(DEFAULT_INDENT)),
-        }
-    };
-    let indent = if o.compact { None } else { indent };
-    let sep_space = indent.is_some();
-    Pp { indent, sort_keys: o.sort_keys, sep_space, ..Pp::default() }
-}
-
-fn write_value(v: &Val, o: &Opts, pp: &Pp, out: &mut Vec<u8>) {
-    match v {
-        Val::TStr(s) | Val::BStr(s) if o.raw => out.extend_from_slice(String::from_utf8_lossy(s).as_bytes()),
-        _ => write_json(v, pp, 0, out),
-    }
-    if !o.join {
-        out.push(b'\n');
-    }
-}
-
-/// Write `v` as jq prints JSON: jq's number format, `\u00XX` for controls and DEL,
-/// invalid UTF-8 replaced, `"key": value` with a space only when indenting.
-fn write_json(v: &Val, pp: &Pp, level: usize, out: &mut Vec<u8>) {
-    let newline_indent = |out: &mut Vec<u8>, level: usize| {
-        if let Some(ind) = &pp.indent {
-            out.push(b'\n');
-            for _ in 0..level {
-                out.extend_from_slice(ind.as_bytes());
-            }
-        }
-    };
-    match v {
-        Val::Null => out.extend_from_slice(b"null"),
-        Val::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Val::Num(n) => out.extend_from_slice(format_num(n).as_bytes()),
-        Val::TStr(s) | Val::BStr(s) => write_string(s, out),
-        Val::Arr(a) => {
-            if a.is_empty() {
-                out.extend_from_slice(b"[]");
-                return;
-            }
-            out.push(b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                newline_indent(out, level + 1);
-                write_json(x, pp, level + 1, out);
-            }
-            newline_indent(out, level);
-            out.push(b']');
-        }
-        Val::Obj(o) => {
-            if o.is_empty() {
-                out.extend_from_slice(b"{}");
-                return;
-            }
-            let mut entries: Vec<(&Val, &Val)> = o.iter().collect();
-            if pp.sort_keys {
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-            }
-            out.push(b'{');
-            for (i, (k, x)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                newline_indent(out, level + 1);
-                match k {
-                    Val::TStr(s) | Val::BStr(s) => write_string(s, out),
-                    other => {
-                        let mut key = Vec::new();
-                        write_json(other, pp, 0, &mut key);
-                        write_string(&key, out);
-                    }
-                }
-                out.push(b':');
-                if pp.sep_space {
-                    out.push(b' ');
-                }
-                write_json(x, pp, level + 1, out);
-            }
-            newline_indent(out, level);
-            out.push(b'}');
-        }
-    }
-}
-
-fn write_string(s: &[u8], out: &mut Vec<u8>) {
-    out.push(b'"');
-    for c in String::from_utf8_lossy(s).chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\u{8}' => out.extend_from_slice(b"\\b"),
-            '\u{c}' => out.extend_from_slice(b"\\f"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes());
-            }
-            c => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-        }
-    }
-    out.push(b'"');
-}
-
-/// jq's number output: integers as digits, literals as written (jq 1.7 keeps them),
-/// floats in the shortest form that reads back, with an exponent only when the decimal
-/// point is far out (jq's jvp_dtoa_fmt rule), NaN as `null`, infinities as ±DBL_MAX.
-fn format_num(n: &jaq_json::Num) -> String {
-    use jaq_json::Num;
-    match n {
-        // Integers a double holds exactly print as digits; larger ones as the double jq
-        // holds (J17: jq 1.6 computes and prints with doubles).
-        Num::Int(i) if i.unsigned_abs() as u64 <= MAX_EXACT_INT_U => i.to_string(),
-        Num::Int(i) => format_float(*i as f64),
-        Num::BigInt(i) if is_exact_int(&i.to_string()) => i.to_string(),
-        Num::BigInt(i) => format_float(i.to_string().parse().unwrap_or(f64::NAN)),
-        Num::Dec(s) if is_int_literal(s) && is_exact_int(s) => s.to_string(),
-        Num::Dec(s) => format_float(s.parse().unwrap_or(f64::NAN)),
-        Num::Float(x) => format_float(*x),
-    }
-}
-
-/// Whether the integer written `s` is one a double holds exactly (|n| <= 2^53).
-fn is_exact_int(s: &str) -> bool {
-    s.strip_prefix('-').unwrap_or(s).parse::<u128>().is_ok_and(|n| n <= u128::from(MAX_EXACT_INT_U))
-}
-
-fn is_int_literal(s: &str) -> bool {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-}
-
-fn format_float(x: f64) -> String {
-    if x.is_nan() {
-        return "null".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "1.7976931348623157e+308".into() } else { "-1.7976931348623157e+308".into() };
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    let sci = format!("{:e}", x.abs());
-    let (mant, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let nd = digits.len() as i64;
-    let decpt = exp + 1;
-    let sign = if x < 0.0 { "-" } else { "" };
-    let body = if decpt <= -4 || decpt > nd + JQ_DTOA_EXTRA_DIGITS {
-        let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() { String::new() } else { format!(".{rest}") };
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{first}{dot}e{esign}{:02}", exp.abs())
-    } else if decpt <= 0 {
-        format!("0.{}{digits}", "0".repeat(decpt.unsigned_abs() as usize))
-    } else if decpt >= nd {
-        format!("{digits}{}", "0".repeat((decpt - nd) as usize))
-    } else {
-        let (a, b) = digits.split_at(decpt as usize);
-        format!("{a}.{b}")
-    };
-    format!("{sign}{body}")
-}
-
-/// Native helpers of `jq_defs.jq`: `_jq_tojson` (JSON text in jq's number format) and
-/// `_jq_match(re; flags; test)` (jq 1.6's `_match_impl`).
-fn jq_funs() -> impl Iterator<Item = native::Fun<JqData>> {
-    let natives: Box<[native::Filter<jaq_core::RunPtr<JqData>>]> = Box::new([
-        ("_jq_tojson", native::v(0), |cv| {
-            let mut out = Vec::new();
-            write_json(&cv.1, &Pp { indent: None, sort_keys: false, sep_space: false, ..Pp::default() }, 0, &mut out);
-            native::bome(Ok(Val::from(String::from_utf8_lossy(&out).into_owned())))
-        }),
-        ("_jq_match", native::v(3), |mut cv| {
-            let test = cv.0.pop_var();
-            let flags = cv.0.pop_var();
-            let re = cv.0.pop_var();
-            native::bome(jq_match(&cv.1, &re, &flags, matches!(test, Val::Bool(true))).map_err(jaq_core::Error::str))
-        }),
-    ]);
-    natives.into_vec().into_iter().map(native::run::<JqData>)
-}
-
-fn type_name(v: &Val) -> &'static str {
-    match v {
-        Val::Null => "null",
-        Val::Bool(_) => "boolean",
-        Val::Num(_) => "number",
-        Val::TStr(_) | Val::BStr(_) => "string",
-        Val::Arr(_) => "array",
-        Val::Obj(_) => "object",
-    }
-}
-
-/// `v` as jq shows it in an error: `type (json)`, the JSON cut as jq cuts it.
-fn error_dump(v: &Val) -> String {
-    let mut out = Vec::new();
-    write_json(v, &Pp { indent: None, sort_keys: false, sep_space: false, ..Pp::default() }, 0, &mut out);
-    let mut json = String::from_utf8_lossy(&out).into_owned();
-    if json.len() > 14 {
-        let mut cut = 11;
-        while !json.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        json.truncate(cut);
-        json.push_str("...");
-    }
-    format!("{} ({json})", type_name(v))
-}
-
-fn as_str(v: &Val) -> Option<String> {
-    match v {
-        Val::TStr(s) | Val::BStr(s) => Some(String::from_utf8_lossy(s).into_owned()),
-        _ => None,
-    }
-}
-
-/// jq 1.6's `_match_impl`: the matches of `re` in the input as jq's match objects
-/// (offsets and lengths in codepoints, every capture with its `name`, null when the group
-/// has none, a group that took no part as offset -1 and string null; a zero-width match
-/// has no captures), or whether there is one (`test`).
-fn jq_match(input: &Val, re: &Val, flags: &Val, test: bool) -> Result<Val, String> {
-    let Some(s) = as_str(input) else {
-        return Err(format!("{} cannot be matched, as it is not a string", error_dump(input)));
-    };
-    let Some(re_src) = as_str(re) else { return Err(format!("{} is not a string", error_dump(re))) };
-    let flags = match flags {
-        Val::Null => String::new(),
-        f => as_str(f).ok_or_else(|| format!("{} is not a string", error_dump(f)))?,
-    };
-    let (mut global, mut skip_empty) = (false, false);
-    let mut builder = regex::RegexBuilder::new(&re_src);
-    for c in flags.chars() {
-        match c {
-            'g' => global = true,
-            'n' => skip_empty = true,
-            'i' => _ = builder.case_insensitive(true),
-            'x' => _ = builder.ignore_whitespace(true),
-            'p' => _ = builder.dot_matches_new_line(true),
-            'l' => _ = builder.swap_greed(true),
-            's' => {}
-            _ => return Err(format!("{flags} is not a valid modifier string")),
-        }
-    }
-    let regex = builder.build().map_err(|e| format!("{re_src} (at offset 0) is not a valid regex: {e}"))?;
-    if test && !skip_empty {
-        return Ok(Val::Bool(regex.is_match(&s)));
-    }
-    let global = global && !test;
-    let names: Vec<Option<&str>> = regex.capture_names().collect();
-    let cp = |byte: usize| s[..byte].chars().count() as isize;
-    let key = |k: &str| Val::from(k.to_string());
-    let mut matches = Vec::new();
-    let mut start = 0;
-    while let Some(caps) = regex.captures_at(&s, start) {
-        let whole = caps.get(0).expect("group 0 always takes part");
-        if whole.start() == whole.end() {
-            if skip_empty {
-                // `n` looks for the first match that is not empty.
-                if whole.end() >= s.len() {
-                    break;
-                }
-                start = whole.end() + s[whole.end()..].chars().next().map_or(1, char::len_utf8);
-                continue;
-            }
-            {
-                let m = [
-                    (key("offset"), Val::from(cp(whole.start()))),
-                    (key("length"), Val::from(0isize)),
-                    (key("string"), Val::from(String::new())),
-                    (key("captures"), Val::Arr(Vec::new().into())),
-                ];
-                matches.push(Val::obj(m.into_iter().collect()));
-            }
-            // Past the empty match by one character.
-            start = whole.end() + s[whole.end()..].chars().next().map_or(1, char::len_utf8);
-        } else {
-            let captures: Vec<Val> = (1..caps.len())
-                .map(|g| {
-                    let name = names[g].map_or(Val::Null, key);
-                    let fields = match caps.get(g) {
-                        Some(m) => [
-                            (key("offset"), Val::from(cp(m.start()))),
-                            (key("length"), Val::from(m.as_str().chars().count())),
-                            (key("string"), Val::from(m.as_str().to_string())),
-                            (key("name"), name),
-                        ],
-                        None => [
-                            (key("offset"), Val::from(-1isize)),
-                            (key("string"), Val::Null),
-                            (key("length"), Val::from(0isize)),
-                            (key("name"), name),
-                        ],
-                    };
-                    Val::obj(fields.into_iter().collect())
-                })
-                .collect();
-            let m = [
-                (key("offset"), Val::from(cp(whole.start()))),
-                (key("length"), Val::from(whole.as_str().chars().count())),
-                (key("string"), Val::from(whole.as_str().to_string())),
-                (key("captures"), captures.into_iter().collect()),
-            ];
-            matches.push(Val::obj(m.into_iter().collect()));
-            start = whole.end();
-        }
-        if !global || start >= s.len() {
-            break;
-        }
-    }
-    if test {
-        return Ok(Val::Bool(!matches.is_empty()));
-    }
-    Ok(matches.into_iter().collect())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use reviewhost_tool::NO_LIMIT;
-
-    /// `jq -c PROGRAM` on `input` (stdin): stdout, stderr, status.
-    fn jq_c(program: &str, input: &str) -> (String, String, i32) {
-        let (mut out, mut errs) = (Vec::new(), Vec::new());
-        let args: Vec<String> = ["-c", program].iter().map(|a| a.to_string()).collect();
-        let mut io = Io {
-            stdin: input.as_bytes(),
-            stdout: &mut out,
-            stderr: &mut errs,
-            stdout_limit: NO_LIMIT,
-            unnamed_file: None,
-        };
-        let status = jq(&args, &Ctx::new("/nonexistent"), &mut io);
-        (String::from_utf8(out).unwrap(), String::from_utf8(errs).unwrap(), status)
-    }
-
-    fn out(program: &str, input: &str) -> String {
-        let (out, errs, status) = jq_c(program, input);
-        assert_eq!(status, 0, "{program}: {errs}");
-        out
-    }
-
-    #[test]
-    fn del_deletes_several_paths_at_once() {
-        // J1, J15
-        assert_eq!(out("del(.[0], .[1])", r#"["a","b","c"]"#), "[\"c\"]\n");
-        assert_eq!(out("del(.[1], .[-6], .[2], .[-3:9])", "[0,1,2,3,4,5,6,7,8,9]"), "[0,3,5,6,9]\n");
-        assert_eq!(out("del(.)", "[1]"), "null\n");
-        assert_eq!(out("delpaths([[-200]])", "[1,2,3]"), "[1,2,3]\n");
-        assert_eq!(out("del(.a)", r#"{"a":1,"b":2,"c":3}"#), "{\"b\":2,\"c\":3}\n");
-        assert_eq!(out("try delpaths(0) catch .", "null"), "\"Paths must be specified as an array\"\n");
-    }
-
-    #[test]
-    fn join_as_jq() {
-        // J2
-        assert_eq!(out("join(\",\")", r#"["a",null,1,true]"#), "\"a,,1,true\"\n");
-        assert_eq!(
-            out("try join(\",\") catch .", r#"["1",[3,4,5]]"#),
-            "\"string (\\\"1,\\\") and array ([3,4,5]) cannot be added\"\n"
-        );
-    }
-
-    #[test]
-    fn leading_dot_number() {
-        // J3
-        assert_eq!(out("[.[] | select(. > .5)]", "[0.25,1]"), "[1]\n");
-    }
-
-    #[test]
-    fn division_by_zero_is_an_error() {
-        // J4
-        assert_eq!(
-            out("try (1 / .) catch .", "0"),
-            "\"number (1) and number (0) cannot be divided because the divisor is zero\"\n"
-        );
-        assert_eq!(out("[.[] | (1 / .)?]", "[1,0,-1]"), "[1,-1]\n");
-        assert_eq!(jq_c("1/0", "null").2, EXIT_COMPILE);
-        assert_eq!(out("[(1,2) / (1,2)]", "null"), "[1,2,0.5,1]\n");
-        // jq's order of outputs for every binary operator: the right operand's outer.
-        assert_eq!(out("[(1,2) - (10,20)]", "null"), "[-9,-8,-19,-18]\n");
-        assert_eq!(out("[(1,2) < (1,2)]", "null"), "[false,false,true,false]\n");
-    }
-
-    #[test]
-    fn from_entries_takes_jq_names() {
-        // J5 (`k`/`v` as in jq 1.7)
-        let input = r#"[{"key":"a","value":1},{"Key":"b","Value":2},{"name":"c","value":3},{"Name":"d","Value":4},{"k":"e","v":5}]"#;
-        assert_eq!(out("from_entries", input), "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5}\n");
-    }
-
-    #[test]
-    fn destructuring_alternatives() {
-        // J6
-        assert_eq!(out(".[] as [$a] ?// $a | $a", "[[1],2]"), "1\n2\n");
-        assert_eq!(
-            out(".[] as [$a] ?// [$b] | if $a != null then error(\"x\") else {$a,$b} end", "[[3]]"),
-            "{\"a\":null,\"b\":3}\n"
-        );
-        let (_, errs, status) = jq_c("reduce .[] as [$a] ?// $a (0; . + $a)", "[[1],2]");
-        assert_eq!((errs.contains("?//"), status), (true, EXIT_COMPILE));
-    }
-
-    #[test]
-    fn object_pattern_binds_a_destructured_key() {
-        // J7
-        assert_eq!(out(". as {$a, $b:[$c]} | [$a, $b, $c]", r#"{"a":1,"b":[2]}"#), "[1,[2],2]\n");
-    }
-
-    #[test]
-    fn sql_and_stream_builtins() {
-        // J8
-        assert_eq!(out("[range(5;8) | IN(range(6))]", "null"), "[true,false,false]\n");
-        assert_eq!(out("INDEX(.[]; .id)", r#"[{"id":1},{"id":"x"}]"#), "{\"1\":{\"id\":1},\"x\":{\"id\":\"x\"}}\n");
-        assert_eq!(out("[tostream]", r#"{"a":[1]}"#), "[[[\"a\",0],1],[[\"a\",0]],[[\"a\"]]]\n");
-        assert_eq!(out("fromstream(tostream)", r#"{"a":[1,{"b":2}]}"#), "{\"a\":[1,{\"b\":2}]}\n");
-        assert_eq!(out("[1 | truncate_stream([[0],1],[[1,0],2],[[1,0]],[[1]])]", "null"), "[[[0],2],[[0]]]\n");
-        assert_eq!(out("builtins | map(select(. == \"map/1\")) | length", "null"), "1\n");
-    }
-
-    #[test]
-    fn assignment_pads_and_creates_through_null() {
-        // J9
-        assert_eq!(out(".[5] = 1", "[1,2,3]"), "[1,2,3,null,null,1]\n");
-        assert_eq!(out(".a.b += 1", "{}"), "{\"a\":{\"b\":1}}\n");
-        assert_eq!(out(".[] |= . + 1", "[1,2]"), "[2,3]\n");
-    }
-
-    #[test]
-    fn nth_as_jq() {
-        // J10
-        assert_eq!(out("[nth(1,2; .[])]", r#"["a","b","c"]"#), "[\"b\",\"c\"]\n");
-        assert_eq!(out("try nth(-1; .[]) catch .", "[1]"), "\"nth doesn't support negative indices\"\n");
-    }
-
-    #[test]
-    fn slices_of_null_and_fractional_indices() {
-        // J11
-        assert_eq!(out(".[1:3]", "null"), "null\n");
-        assert_eq!(out(".[1.2:3.5]", "[0,1,2,3,4,5]"), "[1,2,3]\n");
-        assert_eq!(out(".[1.1] = 5", "[0,1,2]"), "[0,5,2]\n");
-        assert_eq!(out(".[1.5:3.5] = [\"x\"]", "[0,1,2,3,4]"), "[0,\"x\",4]\n");
-    }
-
-    #[test]
-    fn nan_as_an_index_or_a_multiplier() {
-        // J12
-        assert_eq!(out("[has(nan), .[nan]]", "[0,1,2]"), "[false,null]\n");
-        assert_eq!(out("[. * (nan, 0, 2)]", "\"ab\""), "[null,null,\"abab\"]\n");
-    }
-
-    #[test]
-    fn setpath_type_errors() {
-        // J13
-        assert_eq!(out("try setpath([1]; 1) catch .", r#"{"a":1}"#), "\"Cannot index object with number\"\n");
-        assert_eq!(out("setpath([\"a\", 1]; 1)", "null"), "{\"a\":[null,1]}\n");
-    }
-
-    #[test]
-    fn constant_number_key_is_a_compile_error() {
-        // J14
-        assert_eq!(jq_c("{(0):1}", "null").2, EXIT_COMPILE);
-        assert_eq!(out("{(\"a\"):1}", "null"), "{\"a\":1}\n");
-    }
-
-    #[test]
-    fn negative_flatten_depth() {
-        // J16
-        assert_eq!(out("try flatten(-1) catch .", "[[1]]"), "\"flatten depth must not be negative\"\n");
-        assert_eq!(out("flatten(1)", "[[[1]]]"), "[[1]]\n");
-    }
-
-    #[test]
-    fn numbers_are_doubles() {
-        // J17
-        assert_eq!(out(". - 10", "13911860366432393"), "13911860366432382\n");
-        assert_eq!(out("[., tostring]", "9007199254740993"), "[9007199254740992,\"9007199254740992\"]\n");
-        assert_eq!(out("[1.0, (1.0 | tostring), 100000000000000000000]", "null"), "[1,\"1\",1e+20]\n");
-        assert_eq!(out(".[.[1]]", "[5, 1000000000000000000]"), "null\n");
-    }
-
-    #[test]
-    fn byte_order_mark_and_negative_nan_in_input() {
-        // J18, J19
-        assert_eq!(out(".", "\u{feff}\"bom\""), "\"bom\"\n");
-        assert_eq!(out("map(. == null)", "[1,-NaN]"), "[false,false]\n");
-        assert_eq!(out(".", "\"-NaN\""), "\"-NaN\"\n");
-    }
-
-    #[test]
-    fn match_as_jq() {
-        // J20
-        assert_eq!(
-            out("[match([\"(o)(x)?\", \"g\"])]", "\"fo\""),
-            "[{\"offset\":1,\"length\":1,\"string\":\"o\",\"captures\":[{\"offset\":1,\"length\":1,\"string\":\"o\",\"name\":null},{\"offset\":-1,\"string\":null,\"length\":0,\"name\":null}]}]\n"
-        );
-        assert_eq!(out("[match(\"\"; \"g\") | .offset]", "\"ab\""), "[0,1]\n");
-        assert_eq!(out("[test(\"( )*\"; \"gn\"), test([\"A\", \"i\"])]", "\"a\""), "[false,true]\n");
-        assert_eq!(out("capture(\"(?<x>b)\")", "\"ab\""), "{\"x\":\"b\"}\n");
-        assert_eq!(out("try test(\"a\"; \"q\") catch .", "\"a\""), "\"q is not a valid modifier string\"\n");
-    }
-
-    #[test]
-    fn unpadded_base64() {
-        // J21
-        assert_eq!(out("@base64d", "\"cWl4YmF6Cg\""), "\"qixbaz\\n\"\n");
-    }
-
-    #[test]
-    fn input_past_the_end() {
-        // J22
-        assert_eq!(out("try input catch .", "1"), "\"break\"\n");
-        assert_eq!(out("[., input]", "1 2"), "[1,2]\n");
-    }
-}
+mod tests;

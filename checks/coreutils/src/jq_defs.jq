@@ -10,6 +10,38 @@ def leaf_paths: paths(scalars);
 def tojson: _jq_tojson;
 def tostring: if type == "string" then . else _jq_tojson end;
 def @json: tojson;
+# jq 1.6's JSON reader: its literals (`NaN`, `1.`, `Infinity`) and its error messages.
+def fromjson: _jq_fromjson;
+# `l // r` as jq 1.6 runs it: `l`'s truthy values as they come, `r` (on the same input)
+# when there were none, and an error in `l` raised, not swallowed.
+def _jq_alt(f; g):
+  . as $in
+  | foreach ((f | select(. != null and . != false) | [.]), null) as $x
+      (false; . or ($x != null); if $x != null then $x[0] elif . then empty else $in | g end);
+def add: reduce .[] as $x (null; . + $x);
+# jq 1.6: an error whose message is null is no error, it gives no value (`null | error`,
+# `error(null)`); `try` has nothing to catch.
+def _jq_error_native: error;
+def error: if . == null then empty else _jq_error_native end;
+def error($msg): $msg | error;
+# The formats take any value through `tostring` first, so numbers print as jq prints them.
+def _jq_html_native: @html;
+def _jq_uri_native: @uri;
+def _jq_base64_native: @base64;
+def _jq_sh_native: @sh;
+def @text: tostring;
+def @html: tostring | _jq_html_native;
+def @uri: tostring | _jq_uri_native;
+def @base64: tostring | _jq_base64_native;
+def @sh: if type == "array" then map(if type == "string" then _jq_sh_native elif type == "object" or type == "array" then _jq_sh_native else tostring end) | join(" ")
+  elif type == "string" then _jq_sh_native elif type == "object" then _jq_sh_native else tostring end;
+# jq 1.6's definitions: a trim leaves anything but two strings as it is; `reverse`,
+# `any` and `all` work on whatever `.[]` and indexing take (an object's values, null).
+def ltrimstr($x): if type == "string" and ($x | type) == "string" and startswith($x) then .[($x | length):] else . end;
+def rtrimstr($x): if type == "string" and ($x | type) == "string" and endswith($x) and ($x | length) > 0 then .[:length - ($x | length)] else . end;
+def reverse: [.[length - 1 - range(0; length)]];
+def any: reduce .[] as $x (false; . or $x);
+def all: reduce .[] as $x (true; . and $x);
 def @text: tostring;
 
 # A value as jq shows it in an error message: its JSON, cut to 11 bytes and `...` when
@@ -236,3 +268,10 @@ def _jq_modify_jq(paths; update):
   reduce path(paths) as $p (.; label $out | (setpath($p; getpath($p) | update) | ., break $out), delpaths([$p]));
 def _jq_assign(paths; $v): . as $in | try (paths = $v) catch ($in | _jq_assign_jq(paths; $v));
 def _jq_modify(paths; update): . as $in | try (paths |= update) catch ($in | _jq_modify_jq(paths; update));
+# jq 1.6's `tonumber` reads a string as its JSON reader does (`"1."`, `"NaN"`), and only
+# a number will do.
+def tonumber:
+  if type == "number" then .
+  elif type == "string" then
+    _jq_type_dump as $d | _jq_fromjson | if type == "number" then . else "\($d) cannot be parsed as a number" | error end
+  else "\(_jq_type_dump) cannot be parsed as a number" | error end;

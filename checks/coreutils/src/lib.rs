@@ -1,7 +1,8 @@
 //! The small Unix tools as pure functions for the sandboxed shell interpreter: `true`,
 //! `false`, `echo`, `printf`, `test`/`[`, `cat`, `head`, `tail`, `wc`, `sort`, `uniq`,
 //! `cut`, `tr`, `ls`, `find`, `basename`, `dirname`, `tee` (to stdout and `/dev/null`),
-//! `sed` (its read-only uses) and `jq`.
+//! `sed` (its read-only uses) and `jq`; and [`xargs`]'s reading of its options and input,
+//! for the interpreter that runs the command lines.
 //!
 //! Each tool follows GNU coreutils 9.x / findutils 4.9 as observed with `LC_ALL=C.UTF-8`
 //! and stdout not a terminal (the bash builtins for `echo`, `printf`, `test`, `true` and
@@ -29,6 +30,7 @@ mod test;
 mod tr;
 mod uniq;
 mod wc;
+pub mod xargs;
 
 use reviewhost_tool::Program;
 

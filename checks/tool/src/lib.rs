@@ -75,6 +75,18 @@ pub fn io_message(e: &std::io::Error) -> String {
 /// byte) including `/` and a leading dot, `[...]` sets with ranges, `!`/`^` negation and
 /// `[:class:]`, backslash escapes.
 pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
+    fnmatch_with(pat, s, false)
+}
+
+/// [`fnmatch`] with glibc's `FNM_CASEFOLD` (`find -iname`, `-ipath`, `-ilname`): letters
+/// and ranges match in either case, while a `[:class:]` looks at the character as it is
+/// (`[[:upper:]]` matches `R`, not `r`). Case is folded for ASCII letters.
+pub fn fnmatch_casefold(pat: &[u8], s: &[u8]) -> bool {
+    fnmatch_with(pat, s, true)
+}
+
+fn fnmatch_with(pat: &[u8], s: &[u8], fold: bool) -> bool {
+    let f = |c: u8| if fold { c.to_ascii_lowercase() } else { c };
     let (mut p, mut i) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     loop {
@@ -93,7 +105,7 @@ pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
                     continue;
                 }
                 b'[' if i < s.len() => {
-                    if let Some((matched, next)) = match_bracket(pat, p, s[i]) {
+                    if let Some((matched, next)) = match_bracket(pat, p, s[i], fold) {
                         if matched {
                             p = next;
                             i += 1;
@@ -105,12 +117,12 @@ pub fn fnmatch(pat: &[u8], s: &[u8]) -> bool {
                         continue;
                     }
                 }
-                b'\\' if p + 1 < pat.len() && i < s.len() && pat[p + 1] == s[i] => {
+                b'\\' if p + 1 < pat.len() && i < s.len() && f(pat[p + 1]) == f(s[i]) => {
                     p += 2;
                     i += 1;
                     continue;
                 }
-                c if c != b'\\' && i < s.len() && c == s[i] && c != b'?' && c != b'[' => {
+                c if c != b'\\' && i < s.len() && f(c) == f(s[i]) && c != b'?' && c != b'[' => {
                     p += 1;
                     i += 1;
                     continue;
@@ -148,8 +160,10 @@ fn char_len(s: &[u8], i: usize) -> usize {
 }
 
 /// Match byte `c` against the bracket expression at `pat[start]`. Returns whether it
-/// matched and the index after the `]`, or None when the bracket is not closed.
-fn match_bracket(pat: &[u8], start: usize, c: u8) -> Option<(bool, usize)> {
+/// matched and the index after the `]`, or None when the bracket is not closed. With
+/// `fold`, members and ranges compare in lower case, classes the byte as it is.
+fn match_bracket(pat: &[u8], start: usize, c: u8, fold: bool) -> Option<(bool, usize)> {
+    let f = |c: u8| if fold { c.to_ascii_lowercase() } else { c };
     let mut k = start + 1;
     let negate = matches!(pat.get(k), Some(b'!' | b'^'));
     if negate {
@@ -188,16 +202,28 @@ fn match_bracket(pat: &[u8], start: usize, c: u8) -> Option<(bool, usize)> {
         if pat.get(k) == Some(&b'-') && pat.get(k + 1).is_some_and(|n| *n != b']') {
             let (hi, adv2) = if pat[k + 1] == b'\\' && k + 2 < pat.len() { (pat[k + 2], 3) } else { (pat[k + 1], 2) };
             k += adv2;
-            matched |= lo <= c && c <= hi;
+            matched |= f(lo) <= f(c) && f(c) <= f(hi);
         } else {
-            matched |= lo == c;
+            matched |= f(lo) == f(c);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fnmatch;
+    use super::{fnmatch, fnmatch_casefold};
+
+    #[test]
+    fn casefold_folds_letters_and_ranges_not_classes() {
+        assert!(fnmatch_casefold(b"*.rs", b"lib.RS"));
+        assert!(fnmatch_casefold(b"[a-c]*", b"ABC"));
+        assert!(fnmatch_casefold(b"[A-C]*", b"abc"));
+        assert!(fnmatch_casefold(b"*[[:upper:]]*", b"lib.RS"));
+        assert!(!fnmatch_casefold(b"[[:lower:]]*", b"ABC"));
+        assert!(!fnmatch_casefold(b"[!a]BC", b"ABC"));
+        assert!(fnmatch_casefold(b"\\A*", b"abc"));
+        assert!(!fnmatch(b"*.rs", b"lib.RS"));
+    }
 
     #[test]
     fn wildcards_match_characters_not_bytes() {

@@ -10,7 +10,8 @@
 //!   it), an error in a pattern or in the body goes on to the next pattern, and the last
 //!   one's error is the result. A `?//` this cannot place is left for jaq to reject, and
 //!   the caller names it in the error.
-//! - `{(0): 1}` (J14) and `1 / 0` (J4, constant operands) are jq compile errors.
+//! - A constant key that is not a string (`{(0): 1}`, `. as {(true): $x}`, J14) and
+//!   `1 / 0` (J4, constant operands) are jq compile errors.
 //!
 //! The scanner knows jq's strings (with `\(...)` interpolations, kept whole), comments,
 //! numbers, identifiers, `$names` and punctuation; nothing inside an interpolation is
@@ -153,18 +154,33 @@ fn is(src: &str, t: Option<&Tok>, s: &str) -> bool {
     t.is_some_and(|t| t.kind != Kind::Str && text(src, t) == s)
 }
 
-/// jq's compile errors: a constant number as an object key; a constant division by zero.
+/// jq's compile errors: a constant that is not a string as an object key, in an object
+/// or an object pattern (jq folds constants when it compiles, and checks the keys it
+/// folded); a constant division by zero.
 fn check(src: &str, toks: &[Tok]) -> Result<(), CompileError> {
+    // The innermost open bracket at each token: an object key stands right after `{` or
+    // after a `,` directly inside braces.
+    let mut open: Vec<&str> = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let at = |k: usize| toks.get(k);
-        if (is(src, Some(t), "{") || is(src, Some(t), ","))
+        let in_braces = open.last() == Some(&"{");
+        if t.kind == Kind::Punct {
+            match text(src, t) {
+                p @ ("{" | "[" | "(") => open.push(p),
+                "}" | "]" | ")" => {
+                    open.pop();
+                }
+                _ => {}
+            }
+        }
+        if (is(src, Some(t), "{") || (in_braces && is(src, Some(t), ",")))
             && is(src, at(i + 1), "(")
-            && at(i + 2).is_some_and(|n| n.kind == Kind::Num)
-            && is(src, at(i + 3), ")")
-            && is(src, at(i + 4), ":")
+            && let Some(close) = closing(src, toks, i + 1)
+            && is(src, at(close + 1), ":")
+            && let Some((kind, dump)) = constant(src, &toks[i + 2..close])
+            && kind != "string"
         {
-            let num = text(src, &toks[i + 2]);
-            return Err(CompileError(format!("Cannot use number ({num}) as object key")));
+            return Err(CompileError(format!("Cannot use {kind} ({dump}) as object key")));
         }
         if t.kind == Kind::Num
             && (is(src, at(i + 1), "/") || is(src, at(i + 1), "%"))
@@ -177,6 +193,98 @@ fn check(src: &str, toks: &[Tok]) -> Result<(), CompileError> {
         }
     }
     Ok(())
+}
+
+/// The index of the bracket closing the one at `i`.
+fn closing(src: &str, toks: &[Tok], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(i) {
+        if t.kind != Kind::Punct {
+            continue;
+        }
+        match text(src, t) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The type and the error dump of `toks` when they are a constant jq folds when it
+/// compiles: a literal (in parentheses or not), `[]`, `{}`, an array of literals, or an
+/// arithmetic operator between two numbers.
+fn constant(src: &str, toks: &[Tok]) -> Option<(&'static str, String)> {
+    match toks {
+        [open, inner @ .., close] if is(src, Some(open), "(") && closing(src, toks, 0) == Some(toks.len() - 1) => {
+            let _ = close;
+            constant(src, inner)
+        }
+        [t] => literal(src, t),
+        [a, b] if is(src, Some(a), "[") && is(src, Some(b), "]") => Some(("array", "[]".into())),
+        [a, b] if is(src, Some(a), "{") && is(src, Some(b), "}") => Some(("object", "{}".into())),
+        [a, inner @ .., b] if is(src, Some(a), "[") && is(src, Some(b), "]") => {
+            let mut items = Vec::new();
+            for (k, t) in inner.iter().enumerate() {
+                if k % 2 == 1 {
+                    if !is(src, Some(t), ",") {
+                        return None;
+                    }
+                    continue;
+                }
+                items.push(literal(src, t)?.1);
+            }
+            (inner.len() % 2 == 1).then(|| ("array", truncated(&format!("[{}]", items.join(",")))))
+        }
+        [a, op, b] if a.kind == Kind::Num && b.kind == Kind::Num => {
+            let (x, y): (f64, f64) = (text(src, a).parse().ok()?, text(src, b).parse().ok()?);
+            let v = match text(src, op) {
+                "+" => x + y,
+                "-" => x - y,
+                "*" => x * y,
+                "/" if y != 0.0 => x / y,
+                _ => return None,
+            };
+            Some(("number", truncated(&number(v))))
+        }
+        _ => None,
+    }
+}
+
+/// A literal's type and dump: a number, a string without interpolation, `true`, `false`,
+/// `null`.
+fn literal(src: &str, t: &Tok) -> Option<(&'static str, String)> {
+    let s = text(src, t);
+    match t.kind {
+        Kind::Num => Some(("number", truncated(&number(s.parse().ok()?)))),
+        Kind::Str if !s.contains("\\(") => Some(("string", s.to_string())),
+        Kind::Ident if s == "true" || s == "false" => Some(("boolean", s.to_string())),
+        Kind::Ident if s == "null" => Some(("null", s.to_string())),
+        _ => None,
+    }
+}
+
+/// A number as jq 1.6 prints it in an error (17 significant digits, no trailing `.0`).
+fn number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e17 { format!("{x:.0}") } else { format!("{x}") }
+}
+
+/// jq's error dump of a value: at most 11 bytes, then `...`.
+fn truncated(dump: &str) -> String {
+    if dump.len() > 14 {
+        let mut end = 11;
+        while !dump.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &dump[..end])
+    } else {
+        dump.to_string()
+    }
 }
 
 /// `.5` as `0.5`; `$name:` inside a pattern as `$name, "name":`.
@@ -358,6 +466,23 @@ mod tests {
         assert!(rewrite("1/0").is_err());
         assert!(rewrite("1/.").is_ok());
         assert!(rewrite(".a/0").is_ok());
+    }
+
+    /// jq folds a constant key and refuses one that is not a string, in an object and
+    /// in an object pattern alike; a key it computes at run time is a run-time matter.
+    #[test]
+    fn constant_object_keys() {
+        let error = |src: &str| rewrite(src).err().map(|CompileError(m)| m);
+        assert_eq!(error(". as {(true):$foo} | $foo").as_deref(), Some("Cannot use boolean (true) as object key"));
+        assert_eq!(error("{(null): 1}").as_deref(), Some("Cannot use null (null) as object key"));
+        assert_eq!(error("{([]): 1}").as_deref(), Some("Cannot use array ([]) as object key"));
+        assert_eq!(error("{({}): 1}").as_deref(), Some("Cannot use object ({}) as object key"));
+        assert_eq!(error("{(1+1): 1}").as_deref(), Some("Cannot use number (2) as object key"));
+        assert_eq!(error(". as [$a, {((1e3)):$x}] | $x").as_deref(), Some("Cannot use number (1000) as object key"));
+        assert_eq!(error("{a: 1, (false): 2}").as_deref(), Some("Cannot use boolean (false) as object key"));
+        for ok in ["{(\"a\"): 1}", ". as {(-1):$x} | $x", "{(.a): 1}", ". as {(\"a\"+\"b\"):$x} | $x", "[1, (true)]"] {
+            assert_eq!(error(ok), None, "{ok}");
+        }
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - `l = r`, `l |= r`, `l op= r`, `l //= r` are jq's own definitions over `path(l)` and
 //!   `setpath`/`delpaths` (J9: assigning past the end pads with null; paths are created
 //!   through null as in jq).
+//! - `l // r` calls `_jq_alt`: an error in `l` is raised, not taken for "no value" (jq
+//!   1.6 gives `l`'s values up to the error, then the error; jaq would give `r`).
 //! - `.[i]`, `.[a:b]` with computed bounds round them (J11: `.[1.2:3.5]`, `.[1.1] = 5`; a
 //!   number a double holds as an integer indexes like one; NaN indexes nothing).
 //!
@@ -361,6 +363,7 @@ impl Printer {
                 self.call(math_helper(m).unwrap_or_default(), &[l, r]);
             }
             BinaryOp::Assign => self.call("_jq_assign", &[l, r]),
+            BinaryOp::Alt => self.call("_jq_alt", &[l, r]),
             BinaryOp::Update => self.call("_jq_modify", &[l, r]),
             BinaryOp::UpdateMath(_) | BinaryOp::UpdateAlt => {
                 // `l op= r` is `r as $x | l |= . op $x`.
@@ -406,7 +409,6 @@ impl Printer {
                         self.s(" | ");
                     }
                     BinaryOp::Comma => self.s(", "),
-                    BinaryOp::Alt => self.s(" // "),
                     BinaryOp::Or => self.s(" or "),
                     BinaryOp::And => self.s(" and "),
                     BinaryOp::Math(m) => {
