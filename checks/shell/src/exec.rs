@@ -127,7 +127,7 @@ pub fn run_limited(
         to_final: true,
         unnamed_file: None,
         final_writers: Vec::new(),
-        state: State::default(),
+        state: State { options: Options { invocation: Some('c'), ..Options::default() }, ..State::default() },
         loops: 0,
         returnable: 0,
         depth: 0,
@@ -233,6 +233,9 @@ struct Options {
     pipefail: bool,
     xtrace: bool,
     noglob: bool,
+    /// How the shell got its script, as `$-` ends: `c` for `bash -c` (the script of a
+    /// run is one), `s` for stdin, nothing for a file.
+    invocation: Option<char>,
 }
 
 impl Options {
@@ -277,14 +280,18 @@ impl Options {
         }
     }
 
-    /// `$-`.
+    /// `$-`, in bash's order (its table of flags: `e`, `f`, `h`, `u`, `x`, `B`), then how
+    /// the shell was invoked.
     fn flags(&self) -> String {
-        let mut flags = String::from("hB");
-        for (on, letter) in [(self.errexit, 'e'), (self.nounset, 'u'), (self.xtrace, 'x'), (self.noglob, 'f')] {
+        let mut flags = String::new();
+        for (on, letter) in
+            [(self.errexit, 'e'), (self.noglob, 'f'), (true, 'h'), (self.nounset, 'u'), (self.xtrace, 'x'), (true, 'B')]
+        {
             if on {
                 flags.push(letter);
             }
         }
+        flags.extend(self.invocation);
         flags
     }
 }

@@ -398,7 +398,9 @@ fn set_options() {
     assert!(refused(&r)[0].contains("U: unbound variable"));
     let r = sh("set -x; X=1 echo hi");
     assert_eq!(String::from_utf8_lossy(&r.stderr), "+ X=1 echo hi\n");
-    assert_eq!(out(&sh("set -eu; echo $-")), "hBeu\n");
+    assert_eq!(out(&sh("set -eu; echo $-")), "ehuBc\n");
+    // bash's order, then how the shell got its script: `-c`, stdin, or a file.
+    assert_eq!(out(&sh("set -f; bash -c 'set -fx; echo $-'; echo 'echo $-' | bash")), "fhxBc\nhBs\n");
     let r = sh("set -v; echo $?");
     assert_eq!(out(&r), "2\n");
     assert!(refused(&r)[0].contains("`set -v` is not supported"));
