@@ -488,7 +488,12 @@ impl Shell {
                 self.simple(words, assignments, stdin, &mut own_out, &mut own_err)
             }
             Command::Subshell { body, .. } => {
-                Flow::Next(self.subshell(|shell| shell.script(body, stdin, &mut own_out, &mut own_err).status()))
+                // `( )` starts outside any loop, as in bash: `break` in it is an error that
+                // ends nothing. A pipeline stage or `$(...)` keeps the loops around it.
+                let loops = std::mem::replace(&mut self.loops, 0);
+                let status = self.subshell(|shell| shell.script(body, stdin, &mut own_out, &mut own_err).status());
+                self.loops = loops;
+                Flow::Next(status)
             }
             Command::Group { body, kind, .. } => self.compound(kind, body, stdin, &mut own_out, &mut own_err),
             Command::If { branches, otherwise, .. } => {

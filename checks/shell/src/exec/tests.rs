@@ -300,6 +300,10 @@ fn loops_with_break_and_continue() {
     assert_eq!(out(&sh("i=0; until (( i >= 2 )); do echo $i; ((i++)); done")), "0\n1\n");
     assert_eq!(out(&sh("for ((i=0; i<3; i++)); do echo i=$i; done")), "i=0\ni=1\ni=2\n");
     assert_eq!(out(&sh("for i in 1 2 3 4; do [[ $i == 3 ]] && break; echo $i; done")), "1\n2\n");
+    // `( )` starts outside the loop; a pipeline stage and `$(...)` stay inside it, and
+    // `break` ends only the stage or the substitution.
+    let r = sh("for i in 1 2; do (continue; echo in$i); echo x | break; echo \"[$(break; echo no)]\"; done");
+    assert_eq!(out(&r), "in1\n[]\nin2\n[]\n");
     let nested = "for i in 1 2 3; do for j in a b; do [[ $j == b ]] && continue 2; echo $i$j; done; done";
     assert_eq!(out(&sh(nested)), "1a\n2a\n3a\n");
     assert_eq!(out(&sh("for i in 1 2; do for j in a b; do break 2; done; done; echo $i$j")), "1a\n");
