@@ -6,14 +6,8 @@ use std::rc::Rc;
 use reviewhost_tool::{Io, NO_LIMIT};
 
 use super::{Flow, Input, Shell};
-use crate::parse::{AndOr, CaseArm, CaseThen, Command, Compound, Piece, Pipeline, Script, TestExpr, TestOp, Word};
+use crate::parse::{AndOr, CaseArm, CaseThen, Command, Compound, Pipeline, Script, TestExpr, TestOp, Word};
 use crate::vars;
-
-/// The words bash's `[[ ]]` parser reads as a unary operator wherever one may stand.
-const UNARY_OPERATORS: &[&str] = &[
-    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o", "-p", "-r", "-s", "-t", "-u", "-v", "-w", "-x",
-    "-z", "-G", "-L", "-N", "-O", "-R", "-S",
-];
 
 /// What a loop does after its body ran.
 enum Step {
@@ -288,17 +282,6 @@ impl Shell {
                 }
             }
             TestExpr::Binary(op, left, right) => {
-                if let [Piece::Text { text, quoted: false }] = left.0.as_slice()
-                    && UNARY_OPERATORS.contains(&text.as_str())
-                {
-                    // bash's parser takes the word for a unary operator there, and fails.
-                    return Err(Flow::Next(self.refuse_status(
-                        err,
-                        format!(
-                            "`[[ {text} … ]]`: bash reads an unquoted `{text}` first as a unary operator (quote it)"
-                        ),
-                    )));
-                }
                 let left = self.expand_text(left, err)?;
                 match op {
                     TestOp::Match | TestOp::NoMatch => {

@@ -198,6 +198,8 @@ fn unsupported_constructs_are_named() {
         ("sleep 1 &", "background jobs"),
         ("coproc cat", "`coproc`"),
         ("[[ -R x ]]", "name references"),
+        ("f() { [[ ! -x < b ]]; }", "unary operator"),
+        ("[[ a && -n > b ]]", "unary operator"),
         ("echo ~", "tilde expansion"),
         ("cat 3<<EOF\nx\nEOF", "here-documents to file descriptor 3"),
         ("time grep x f", "`time`"),
