@@ -13,8 +13,9 @@
 //! tenth refused would mean the grammar strays from what the interpreter claims.
 //!
 //! `REVIEWHOST_SHELL_SEED` picks the seed (printed), `REVIEWHOST_SHELL_CASES` the number
-//! of generated cases, `REVIEWHOST_SHELL_SHOW` how many differences to print. Skips with a
-//! message when `/bin/bash` is missing.
+//! of generated cases, `REVIEWHOST_SHELL_SHOW` how many differences to print;
+//! `REVIEWHOST_SHELL_ONLY` runs one given script instead. Skips with a message when
+//! `/bin/bash` is missing.
 //!
 //! Left out of the grammar, each with its reason:
 //! - writes to files and `tee` (refused by design: the sandbox is read-only);
@@ -25,8 +26,9 @@
 //!   order, which is the filesystem's);
 //! - `2>&1` (error messages are bash's and each tool's own wording; only stdout is
 //!   compared); arrays, `BASH_REMATCH` and `PIPESTATUS` (refused by design);
-//! - early-exiting readers (`head`, `grep -q`) after a pipe under `pipefail` (the writer
-//!   may die of SIGPIPE, or not: a race in bash, never in the buffered pipelines here);
+//! - early-exiting readers (`head`, `grep -q`, `tail -n 0`) after a pipe under
+//!   `pipefail` (the writer may die of SIGPIPE, or not: a race in bash, never in the
+//!   buffered pipelines here);
 //! - until the interpreter matches bash there: `${x:?msg}` on an unset `x` (bash ends
 //!   the shell with status 127, the interpreter with 1); arithmetic errors (a division
 //!   by zero, an operand from an unset variable: bash abandons the rest of the current
@@ -43,6 +45,8 @@
 //!   substitution even when it succeeded; the interpreter only when it failed), so `$?`
 //!   is only echoed on its own, function bodies start with `local` and `case` subjects
 //!   have no substitution;
+//!   a substitution's output that is not UTF-8 (`$(cut -c1-3 é.txt)`: bash keeps the
+//!   bytes, the interpreter's variables are text and take U+FFFD);
 //! - globs from the root (`/*`, say from `${x: -2}` of `sub/*`): the sandbox's root is
 //!   the tree, the host's is not.
 
@@ -173,6 +177,8 @@ struct Gen {
     counters: usize,
     /// Writing a here-document or here-string: no expansion that assigns.
     pure: bool,
+    /// Writing a command substitution: no reader that cuts a character in two.
+    captured: bool,
 }
 
 impl Gen {
@@ -299,7 +305,7 @@ impl Gen {
             7 => "$(echo $(echo in) out)".into(),
             _ => {
                 self.depth += 1;
-                let inner = self.pipeline();
+                let inner = self.captured_pipeline();
                 self.depth -= 1;
                 format!("$({inner})")
             }
@@ -353,11 +359,12 @@ impl Gen {
                 8 => format!("sort -u{f}"),
                 9 => format!("sort -t, -k2{f}"),
                 10 if !early => format!("head -n {}{f}", self.below(4)),
-                11 if !early => format!("head -c 3{f}"),
-                12 => format!("tail -n {}{f}", self.below(4)),
+                11 if !early && !self.captured => format!("head -c 3{f}"),
+                // `tail -n 0` exits before reading, as `head` may.
+                12 => format!("tail -n {}{f}", usize::from(early) + self.below(4)),
                 13 => format!("tail -n +2{f}"),
                 14 => format!("cut -d, -f2{f}"),
-                15 => format!("cut -c1-3{f}"),
+                15 if !self.captured => format!("cut -c1-3{f}"),
                 16 => format!("tr a-z A-Z{}", file.map(|f| format!(" < {f}")).unwrap_or_default()),
                 17 => format!("tr -d a{}", file.map(|f| format!(" < {f}")).unwrap_or_default()),
                 18 => format!("tr -s ' '{}", file.map(|f| format!(" < {f}")).unwrap_or_default()),
@@ -417,6 +424,14 @@ impl Gen {
             }
             _ => format!("dirname {}", self.pick(&["sub/one.log", "/a/b/", "x", "\"$p\"", "/"])),
         }
+    }
+
+    /// A pipeline inside `$(...)`.
+    fn captured_pipeline(&mut self) -> String {
+        let was = std::mem::replace(&mut self.captured, true);
+        let p = self.pipeline();
+        self.captured = was;
+        p
     }
 
     fn pipeline(&mut self) -> String {
@@ -721,7 +736,7 @@ impl Gen {
             22 => format!("{} >/dev/null", self.pipeline()),
             23 => self.condition(),
             24 => format!("echo \"{} {}\"", self.parameter(), self.parameter()),
-            _ => format!("{}=$( {} )", self.pick(&["x", "y"]), self.pipeline()),
+            _ => format!("{}=$( {} )", self.pick(&["x", "y"]), self.captured_pipeline()),
         }
     }
 
@@ -830,12 +845,18 @@ fn compare_all() {
             pipefail: false,
             counters: 0,
             pure: false,
+            captured: false,
         };
         g.script()
     });
     let (mut identical, mut refused, mut failures) = (0, Vec::new(), Vec::new());
     let started = std::time::Instant::now();
-    for (n, script) in FIXED.iter().map(|s| s.to_string()).chain(generated).enumerate() {
+    // One script alone, to look at a difference found before.
+    let scripts: Box<dyn Iterator<Item = String>> = match std::env::var("REVIEWHOST_SHELL_ONLY") {
+        Ok(script) => Box::new(std::iter::once(script)),
+        Err(_) => Box::new(FIXED.iter().map(|s| s.to_string()).chain(generated)),
+    };
+    for (n, script) in scripts.enumerate() {
         if std::env::var_os("REVIEWHOST_SHELL_TRACE").is_some() {
             eprintln!("case {n}: {script:?}");
         }
@@ -856,7 +877,7 @@ fn compare_all() {
             )),
         }
     }
-    let total = FIXED.len() + cases;
+    let total = identical + refused.len() + failures.len();
     eprintln!(
         "shell differential: {total} cases, {identical} identical, {} refused, {} different ({:.1}s)",
         refused.len(),
