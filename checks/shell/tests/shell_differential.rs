@@ -34,8 +34,9 @@
 //!   by zero, an operand from an unset variable: bash abandons the rest of the current
 //!   line and goes on with the next with `$?` 1, the interpreter ends the script), so
 //!   the numeric variables are always set and never divide by zero; `printf`'s `%c` of
-//!   an empty argument (bash writes a NUL byte) and field widths over multibyte text
-//!   (bash counts bytes); `for v in ; do` with no words (brush-parser reads it as
+//!   an empty argument (bash writes a NUL byte), field widths and precisions over
+//!   multibyte text (bash counts bytes), and numeric conversions of blank arguments or
+//!   of numbers with trailing blanks (`printf %d ' '` fails in bash); `for v in ; do` with no words (brush-parser reads it as
 //!   `for v; do`, over `"$@"`); assignments in a here-document or here-string of a
 //!   program (`$((n+=1))`, `${x:=v}`: bash expands a program's redirections in the
 //!   child process, so they are lost; the interpreter keeps them);
@@ -409,10 +410,23 @@ impl Gen {
                     "'%s=%s\\n'",
                     "'%b\\n'",
                     "'%%\\n'",
-                    "'%.2s\\n'",
                     "'<%s>'",
                 ]);
-                format!("printf {format} {}", self.words(3))
+                let args = if format.contains('d') || format.contains('x') {
+                    // Numbers, or words that are plainly not: not blank ones.
+                    let n = self.below(4);
+                    let args: Vec<String> = (0..n)
+                        .map(|_| match self.below(3) {
+                            0 => format!("${}", self.number_var()),
+                            1 => format!("$(({}))", self.arith()),
+                            _ => self.pick(&["1", "10", "-3", "0", "abc", "x.y", "''", "0x1f", "010"]).to_string(),
+                        })
+                        .collect();
+                    args.join(" ")
+                } else {
+                    self.words(3)
+                };
+                format!("printf {format} {args}")
             }
             8..=10 => {
                 let f = self.file();
