@@ -161,6 +161,10 @@ pub fn tail(args: &[String], ctx: &Ctx, io: &mut Io) -> i32 {
         Ok(h) => h,
         Err(s) => return s,
     };
+    if ht.count.n == 0 && !ht.count.from_other_end {
+        // GNU tail outputs nothing then, so it opens nothing: no header, no error.
+        return 0;
+    }
     head_tail("tail", &ht, ctx, io, |data, ht| {
         let n = usize::try_from(ht.count.n).unwrap_or(usize::MAX);
         if ht.bytes {

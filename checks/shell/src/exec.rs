@@ -128,7 +128,7 @@ pub fn run_limited(
         to_final: true,
         unnamed_file: None,
         final_writers: Vec::new(),
-        state: State::default(),
+        state: State { options: Options { invocation: Some('c'), ..Options::default() }, ..State::default() },
         loops: 0,
         returnable: 0,
         depth: 0,
@@ -225,6 +225,9 @@ struct Options {
     pipefail: bool,
     xtrace: bool,
     noglob: bool,
+    /// How the shell got its script, as `$-` ends: `c` for `bash -c` (the script of a
+    /// run is one), `s` for stdin, nothing for a file.
+    invocation: Option<char>,
 }
 
 impl Options {
@@ -269,14 +272,18 @@ impl Options {
         }
     }
 
-    /// `$-`.
+    /// `$-`, in bash's order (its table of flags: `e`, `f`, `h`, `u`, `x`, `B`), then how
+    /// the shell was invoked.
     fn flags(&self) -> String {
-        let mut flags = String::from("hB");
-        for (on, letter) in [(self.errexit, 'e'), (self.nounset, 'u'), (self.xtrace, 'x'), (self.noglob, 'f')] {
+        let mut flags = String::new();
+        for (on, letter) in
+            [(self.errexit, 'e'), (self.noglob, 'f'), (true, 'h'), (self.nounset, 'u'), (self.xtrace, 'x'), (true, 'B')]
+        {
             if on {
                 flags.push(letter);
             }
         }
+        flags.extend(self.invocation);
         flags
     }
 }
@@ -499,7 +506,12 @@ impl Shell {
                 self.simple(words, assignments, stdin, &mut own_out, &mut own_err)
             }
             Command::Subshell { body, .. } => {
-                Flow::Next(self.subshell(|shell| shell.script(body, stdin, &mut own_out, &mut own_err).status()))
+                // `( )` starts outside any loop, as in bash: `break` in it is an error that
+                // ends nothing. A pipeline stage or `$(...)` keeps the loops around it.
+                let loops = std::mem::replace(&mut self.loops, 0);
+                let status = self.subshell(|shell| shell.script(body, stdin, &mut own_out, &mut own_err).status());
+                self.loops = loops;
+                Flow::Next(status)
             }
             Command::Group { body, kind, .. } => self.compound(kind, body, stdin, &mut own_out, &mut own_err),
             Command::If { branches, otherwise, .. } => {

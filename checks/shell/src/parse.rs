@@ -330,11 +330,25 @@ fn test_expr(e: &ast::ExtendedTestExpr, depth: usize, level: usize) -> Result<Te
         E::Not(a) => TestExpr::Not(inner(a)?),
         E::Parenthesized(a) => test_expr(a, depth, level + 1)?,
         E::UnaryTest(predicate, w) => TestExpr::Unary(unary_test(predicate)?, parse_word(&text(w), depth)?),
+        E::BinaryTest(_, l, _) if UNARY_OPERATORS.contains(&l.value.as_str()) => {
+            // bash's parser takes the word for a unary operator wherever a term starts,
+            // and then fails on the binary operator: nothing of the line runs.
+            return Err(Unsupported(format!(
+                "`[[ {} … ]]`: bash reads an unquoted `{}` there as a unary operator and fails (quote it)",
+                l.value, l.value
+            )));
+        }
         E::BinaryTest(predicate, l, r) => {
             TestExpr::Binary(binary_test(predicate), parse_word(&text(l), depth)?, parse_word(&text(r), depth)?)
         }
     })
 }
+
+/// The words bash's `[[ ]]` parser reads as a unary operator where a term starts.
+const UNARY_OPERATORS: &[&str] = &[
+    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o", "-p", "-r", "-s", "-t", "-u", "-v", "-w", "-x",
+    "-z", "-G", "-L", "-N", "-O", "-R", "-S",
+];
 
 /// The `test` operator of a `[[ ]]` unary predicate.
 fn unary_test(p: &ast::UnaryPredicate) -> Result<&'static str, Unsupported> {

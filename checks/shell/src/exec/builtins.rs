@@ -516,6 +516,13 @@ impl Shell {
         let mut vars = self.state.vars.exported();
         vars.arg0 = arg0;
         vars.positional = params;
+        options.invocation = if command {
+            Some('c')
+        } else if operands.is_empty() {
+            Some('s')
+        } else {
+            None
+        };
         let state = State { vars, functions: HashMap::new(), options };
         Flow::Next(self.nested(&label, &script, state, stdin, out, err))
     }

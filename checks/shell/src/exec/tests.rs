@@ -300,6 +300,10 @@ fn loops_with_break_and_continue() {
     assert_eq!(out(&sh("i=0; until (( i >= 2 )); do echo $i; ((i++)); done")), "0\n1\n");
     assert_eq!(out(&sh("for ((i=0; i<3; i++)); do echo i=$i; done")), "i=0\ni=1\ni=2\n");
     assert_eq!(out(&sh("for i in 1 2 3 4; do [[ $i == 3 ]] && break; echo $i; done")), "1\n2\n");
+    // `( )` starts outside the loop; a pipeline stage and `$(...)` stay inside it, and
+    // `break` ends only the stage or the substitution.
+    let r = sh("for i in 1 2; do (continue; echo in$i); echo x | break; echo \"[$(break; echo no)]\"; done");
+    assert_eq!(out(&r), "in1\n[]\nin2\n[]\n");
     let nested = "for i in 1 2 3; do for j in a b; do [[ $j == b ]] && continue 2; echo $i$j; done; done";
     assert_eq!(out(&sh(nested)), "1a\n2a\n3a\n");
     assert_eq!(out(&sh("for i in 1 2; do for j in a b; do break 2; done; done; echo $i$j")), "1a\n");
@@ -348,6 +352,10 @@ fn extended_tests() {
     assert_eq!(out(&sh("x=; [[ -v x ]] && echo set; [[ -v y ]] || echo unset")), "set\nunset\n");
     let r = sh("[[ a =~ x[ ]]; echo $?");
     assert_eq!(out(&r), "2\n");
+    // bash reads an unquoted `-x` on the left as a unary operator, and fails to parse
+    // (`parse::tests`); quoted, or from a variable, it is a string.
+
+    assert!(holds("\"-x\" < b && $unset < -x"));
 }
 
 #[test]
@@ -403,7 +411,9 @@ fn set_options() {
     assert!(matches!(&r.trouble[..], [Trouble::Failed { message, .. }] if message == "unset: unbound variable"));
     let r = sh("set -x; X=1 echo hi");
     assert_eq!(String::from_utf8_lossy(&r.stderr), "+ X=1 echo hi\n");
-    assert_eq!(out(&sh("set -eu; echo $-")), "hBeu\n");
+    assert_eq!(out(&sh("set -eu; echo $-")), "ehuBc\n");
+    // bash's order, then how the shell got its script: `-c`, stdin, or a file.
+    assert_eq!(out(&sh("set -f; bash -c 'set -fx; echo $-'; echo 'echo $-' | bash")), "fhxBc\nhBs\n");
     let r = sh("set -v; echo $?");
     assert_eq!(out(&r), "2\n");
     assert!(refused(&r)[0].contains("`set -v` is not supported"));

@@ -197,6 +197,8 @@ fn unsupported_constructs_are_named() {
         ("sleep 1 &", "background jobs"),
         ("coproc cat", "`coproc`"),
         ("[[ -R x ]]", "name references"),
+        ("f() { [[ ! -x < b ]]; }", "unary operator"),
+        ("[[ a && -n > b ]]", "unary operator"),
         ("echo ~", "tilde expansion"),
         ("time grep x f", "`time`"),
     ] {
