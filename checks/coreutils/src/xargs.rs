@@ -409,14 +409,14 @@ const EXIT_ABORTED: i32 = 124;
 /// a command exited 1-125, 124 (and no more commands) for 255, 126 or 127 when a command
 /// could not be run or found, 1 for a [`Plan::failure`] (123 if a command failed
 /// before it).
-pub fn run(plan: &Plan, err: &mut Vec<u8>, mut run: impl FnMut(&[String]) -> i32) -> i32 {
+pub fn run(plan: &Plan, err: &mut Vec<u8>, mut run: impl FnMut(&[String], &mut Vec<u8>) -> i32) -> i32 {
     err.extend_from_slice(plan.warnings.as_bytes());
     let mut status = 0;
     for call in &plan.calls {
         if plan.trace {
             err.extend_from_slice(trace_line(call).as_bytes());
         }
-        match run(call) {
+        match run(call, err) {
             0 => {}
             code @ (126 | 127) => return code,
             255 => {
@@ -796,19 +796,19 @@ mod tests {
     fn exit_status_as_gnu() {
         let plan = plan_of(&["-n1"], "a b c").unwrap();
         let mut err = Vec::new();
-        assert_eq!(run(&plan, &mut err, |call| if call[1] == "b" { 1 } else { 0 }), 123);
+        assert_eq!(run(&plan, &mut err, |call, _| if call[1] == "b" { 1 } else { 0 }), 123);
         let mut ran = 0;
         assert_eq!(
-            run(&plan, &mut err, |_| {
+            run(&plan, &mut err, |_, _| {
                 ran += 1;
                 255
             }),
             124
         );
         assert_eq!(ran, 1);
-        assert_eq!(run(&plan, &mut err, |_| 127), 127);
+        assert_eq!(run(&plan, &mut err, |_, _| 127), 127);
         let failed = plan_of(&["-n1"], "a \"b").unwrap();
-        assert_eq!(run(&failed, &mut err, |_| 0), 1);
-        assert_eq!(run(&failed, &mut err, |_| 1), 123);
+        assert_eq!(run(&failed, &mut err, |_, _| 0), 1);
+        assert_eq!(run(&failed, &mut err, |_, _| 1), 123);
     }
 }

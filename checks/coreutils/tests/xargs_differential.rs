@@ -295,7 +295,7 @@ fn ours(case: &Case, dir: &Path) -> (Vec<u8>, Vec<u8>, i32) {
             err.extend_from_slice(refusal.message.as_bytes());
             refusal.status
         }
-        Ok(plan) => xargs::run(&plan, &mut err, |call| {
+        Ok(plan) => xargs::run(&plan, &mut err, |call, _| {
             let Some(program) = reviewhost_coreutils::lookup(&call[0]) else { return 127 };
             let mut io = Io {
                 stdin: b"",

@@ -360,7 +360,7 @@ mod tests {
     fn points_at_commands_that_depend_on_a_refused_construct() {
         for (command, what) in [
             ("git log --oneline | grep -P 'fix(?=es)' || echo none", "-P is not supported"),
-            ("xargs -E _ echo < list; echo rc=$?", "-E"),
+            ("xargs -p echo < list; echo rc=$?", "-p"),
             ("echo pwned | tee src/a.txt", "src/a.txt"),
             ("set +e; echo x > out.txt; cat out.txt", "out.txt"),
             ("f() { sed -i s/a/b/ a.txt; }; f && echo done", "sed"),

@@ -583,123 +583,36 @@ impl Shell {
         Some(self.shell(&interpreter, &shell_args, stdin, out, err))
     }
 
-    /// `xargs [-0] [-d DELIM] [-I REPLACE] [-n N] [-L N] [-r] [-t] [COMMAND [ARGS]]`, as
-    /// GNU findutils' xargs: the items of stdin appended to (or, with `-I`, put in place of
-    /// REPLACE in) the command, which runs inside this interpreter like any other (a
-    /// sandboxed program, a builtin, `bash -c`), with an empty stdin. Exit status: 123 if
-    /// a command exited 1-125, 124 for 255, 127 if the command does not exist.
+    /// `xargs`, as GNU findutils 4.9's: [`reviewhost_coreutils::xargs`] reads its options
+    /// and input into command lines, which run inside this interpreter like any other (a
+    /// sandboxed program, a builtin, `bash -c`), with an empty stdin (xargs' own with
+    /// `-a FILE`). Exit statuses are GNU's (123, 124, 126, 127).
     #[inline(never)]
     fn xargs(&mut self, args: &[String], stdin: &Input, out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
-        let (mut delimiter, mut replace, mut per_call, mut lines, mut skip_empty, mut trace) =
-            (None::<u8>, None::<String>, None::<usize>, false, false, false);
-        let mut i = 0;
-        while let Some(arg) = args.get(i) {
-            let value = |i: &mut usize, attached: &str| -> Option<String> {
-                if attached.is_empty() {
-                    *i += 1;
-                    args.get(*i).cloned()
-                } else {
-                    Some(attached.to_string())
-                }
-            };
-            match arg.as_str() {
-                "-0" | "--null" => delimiter = Some(0),
-                "-r" | "--no-run-if-empty" => skip_empty = true,
-                "-t" | "--verbose" => trace = true,
-                "--" => {
-                    i += 1;
-                    break;
-                }
-                a if a.starts_with("-I") || a.starts_with("-i") || a.starts_with("--replace") => {
-                    let attached = a.strip_prefix("--replace").map(|r| r.trim_start_matches('=')).unwrap_or(&a[2..]);
-                    replace = match a.starts_with("-I") {
-                        true => value(&mut i, attached),
-                        false => Some(if attached.is_empty() { "{}".to_string() } else { attached.to_string() }),
-                    };
-                }
-                a if a.starts_with("-n") || a.starts_with("-L") => {
-                    lines = a.starts_with("-L");
-                    per_call = value(&mut i, &a[2..]).and_then(|n| n.parse().ok()).filter(|n| *n > 0);
-                    if per_call.is_none() {
-                        return self.fail(err, "xargs", 1, format!("xargs: invalid number for {} option", &a[..2]));
-                    }
-                }
-                a if a.starts_with("-d") => match value(&mut i, &a[2..]).as_deref() {
-                    Some("\\n") => delimiter = Some(b'\n'),
-                    Some("\\t") => delimiter = Some(b'\t'),
-                    Some("\\0") => delimiter = Some(0),
-                    Some(d) if d.len() == 1 => delimiter = Some(d.as_bytes()[0]),
-                    _ => return self.fail(err, "xargs", 1, "xargs: invalid input delimiter specification".into()),
-                },
-                a if a.starts_with('-') && a.len() > 1 => {
-                    return self.fail(
-                        err,
-                        "xargs",
-                        1,
-                        format!("xargs: option {a} is not supported in the reviewhost sandbox"),
-                    );
-                }
-                _ => break,
+        let plan = match reviewhost_coreutils::xargs::plan(args, &self.ctx, stdin.rest()) {
+            Ok(plan) => plan,
+            Err(refusal) => {
+                let message = refusal.message.trim_end().to_string();
+                return self.fail(err, "xargs", refusal.status, message);
             }
-            i += 1;
+        };
+        if plan.keep_stdin {
+            stdin.take_all();
         }
-        let command: Vec<String> = match args.get(i..) {
-            Some(rest) if !rest.is_empty() => rest.to_vec(),
-            _ => vec!["echo".to_string()],
-        };
-        let data = stdin.rest();
-        // Records: what `-L` counts (a non-blank input line, or a delimited item), each
-        // with its items (what `-n` counts; with `-I`, the line is the one item).
-        let text = String::from_utf8_lossy(data);
-        let records: Vec<Vec<String>> = match (delimiter, &replace) {
-            (Some(d), _) => {
-                let mut items: Vec<&[u8]> = data.split(|b| *b == d).collect();
-                // A final delimiter ends the last item rather than starting an empty one.
-                if items.last().is_some_and(|i| i.is_empty()) {
-                    items.pop();
-                }
-                items.into_iter().map(|i| vec![String::from_utf8_lossy(i).into_owned()]).collect()
-            }
-            (None, Some(_)) => {
-                text.lines().map(str::trim_start).filter(|l| !l.is_empty()).map(|l| vec![l.to_string()]).collect()
-            }
-            (None, None) => match text.lines().map(split_items).collect::<Result<Vec<_>, _>>() {
-                Ok(lines) => lines.into_iter().filter(|items| !items.is_empty()).collect(),
-                Err(message) => return self.fail(err, "xargs", 1, format!("xargs: {message}")),
-            },
-        };
-        let with = |items: &[String]| -> Vec<String> { command.iter().chain(items).cloned().collect() };
-        let calls: Vec<Vec<String>> = match (&replace, per_call) {
-            (Some(r), _) => records
-                .iter()
-                .map(|item| command.iter().map(|word| word.replace(r.as_str(), &item[0])).collect())
-                .collect(),
-            (None, _) if records.is_empty() => match skip_empty {
-                true => Vec::new(),
-                false => vec![command.clone()],
-            },
-            (None, Some(n)) if lines => records.chunks(n).map(|chunk| with(&chunk.concat())).collect(),
-            (None, Some(n)) => records.concat().chunks(n).map(with).collect(),
-            (None, None) => vec![with(&records.concat())],
-        };
-        let mut status = 0;
-        let empty = Input::new(b"");
-        for call in calls {
-            if trace {
-                err.extend_from_slice(format!("{}\n", call.join(" ")).as_bytes());
-            }
+        let commands_stdin = if plan.keep_stdin { Input::new(stdin.data) } else { Input::new(b"") };
+        let mut saved = Vec::new();
+        if let Some(name) = &plan.slot_var
+            && let Err(message) = self.state.vars.set_scoped(name, "0", &mut saved)
+        {
+            return self.fail(err, "xargs", 1, format!("xargs: {message}"));
+        }
+        let status = reviewhost_coreutils::xargs::run(&plan, err, |call, err| {
             let (name, call_args) = call.split_first().expect("a command");
             // A command's `exit` or `return` ends that command, not the script.
-            let code = self.dispatch(name, call_args, true, &empty, out, err).status();
-            match code {
-                0 => {}
-                127 => return 127,
-                255 => {
-                    self.error(err, &format!("xargs: {name}: exited with status 255; aborting"));
-                    return 124;
-                }
-                _ => status = 123,
-            }
+            self.dispatch(name, call_args, true, &commands_stdin, out, err).status()
+        });
+        for (name, old) in saved.into_iter().rev() {
+            self.state.vars.restore(&name, old);
         }
         status
     }
@@ -752,52 +665,6 @@ impl Shell {
         }
         Flow::Next(status)
     }
-}
-
-/// xargs's default input: items separated by blanks and newlines, with single and
-/// double quotes and backslashes as GNU xargs reads them.
-fn split_items(text: &str) -> Result<Vec<String>, String> {
-    let mut items = Vec::new();
-    let mut current = String::new();
-    let mut started = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => {
-                if started {
-                    items.push(std::mem::take(&mut current));
-                    started = false;
-                }
-            }
-            '\'' | '"' => {
-                started = true;
-                loop {
-                    match chars.next() {
-                        Some(q) if q == c => break,
-                        Some('\n') | None => {
-                            let name = if c == '"' { "double" } else { "single" };
-                            return Err(format!(
-                                "unmatched {name} quote; by default quotes are special to xargs unless you use the -0 option"
-                            ));
-                        }
-                        Some(other) => current.push(other),
-                    }
-                }
-            }
-            '\\' => {
-                started = true;
-                current.extend(chars.next());
-            }
-            other => {
-                started = true;
-                current.push(other);
-            }
-        }
-    }
-    if started {
-        items.push(current);
-    }
-    Ok(items)
 }
 
 #[cfg(test)]
