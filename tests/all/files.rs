@@ -2,7 +2,8 @@
 //! in wit/check.wit, `sandbox/files.rs`) against hostile paths: every way out of the
 //! root is refused, a FIFO neither blocks nor is read or listed, a file larger than the
 //! memory limit is refused, nothing outside is named or changes, and a custom validator
-//! that imports the interface gets nothing.
+//! that imports the interface gets nothing. `files.mode` answers permission bits only
+//! for what is inside the root, opening nothing.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,6 +43,14 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
     symlink("loop-a", root.join("loop-b")).unwrap();
     // Sparse: larger than the memory limit below, without using the disk.
     std::fs::File::create(root.join("big")).unwrap().set_len(65 << 20).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let chmod = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    chmod(&secret, 0o4711);
+    chmod(&root.join("a.txt"), 0o640);
+    chmod(&root.join("fifo"), 0o604);
+    chmod(&root.join("sub"), 0o2751);
     let before = (sha256(&secret), std::fs::metadata(&secret).unwrap().modified().unwrap());
 
     let expected = [
@@ -106,10 +115,32 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
         ("/etc", "refused ReadError::NotFound"),
     ];
     let dirs: Vec<&str> = listings.iter().map(|(p, _)| *p).chain(["loop-a"]).collect();
+    // `files.mode`, following a final symlink and not: nothing outside the root (the
+    // secret is 4711, a mode nothing inside has) is ever answered for, and a FIFO is not
+    // opened.
+    let link = "777";
+    let not_permitted = "refused ReadError::NotPermitted";
+    let modes = [
+        ("a.txt", "640 640".to_string()),
+        ("rel-inside", format!("640 {link}")),
+        ("sub", "2751 2751".into()),
+        ("fifo", "604 604".into()),
+        ("abs-link", format!("{not_permitted} {link}")),
+        ("rel-link", format!("{not_permitted} {link}")),
+        ("fifo-link", format!("{not_permitted} {link}")),
+        ("dir-link", format!("{not_permitted} {link}")),
+        ("dir-link/secret.txt", format!("{not_permitted} {not_permitted}")),
+        ("../outside/secret.txt", format!("{not_permitted} {not_permitted}")),
+        ("sub/../../outside/secret.txt", format!("{not_permitted} {not_permitted}")),
+        ("missing", "refused ReadError::NotFound refused ReadError::NotFound".into()),
+        ("/etc/passwd", "refused ReadError::NotFound refused ReadError::NotFound".into()),
+        ("a.txt/x", "refused ReadError::NotDirectory refused ReadError::NotDirectory".into()),
+    ];
+    let mode_paths: Vec<&str> = modes.iter().map(|(p, _)| *p).collect();
     let file = assertions_file(
         &root,
         json!([
-            {"id": "R-1", "type": "reader", "paths": paths, "dirs": dirs},
+            {"id": "R-1", "type": "reader", "paths": paths, "dirs": dirs, "modes": mode_paths},
             {"id": "OK-1", "type": "file_content", "path": "a.txt", "needle": "hello"}
         ]),
     );
@@ -123,8 +154,13 @@ fn whole_file_reads_stay_inside_the_root_and_never_block() {
     assert_eq!(reader.status, Status::Pass, "{}", reader.message);
     assert_eq!(ok.status, Status::Pass, "{}", ok.message);
     let lines: Vec<&str> = reader.message.lines().collect();
-    assert_eq!(lines.len(), expected.len() + listings.len() + 2, "{}", reader.message);
-    let (read_lines, list_lines) = lines.split_at(expected.len() + 1);
+    assert_eq!(lines.len(), expected.len() + listings.len() + modes.len() + 2, "{}", reader.message);
+    let (read_lines, rest) = lines.split_at(expected.len() + 1);
+    let (list_lines, mode_lines) = rest.split_at(listings.len() + 1);
+    for ((path, outcome), line) in modes.iter().zip(mode_lines) {
+        assert_eq!(*line, format!("{path}: {outcome}"));
+    }
+    assert!(!reader.message.contains("4711"), "{}", reader.message);
     for ((path, outcome), line) in expected.iter().zip(read_lines) {
         assert_eq!(*line, format!("{path}: {outcome}"));
     }
