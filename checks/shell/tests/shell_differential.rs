@@ -41,11 +41,7 @@
 //!   program (`$((n+=1))`, `${x:=v}`: bash expands a program's redirections in the
 //!   child process, so they are lost; the interpreter keeps them);
 //!   `${1:=v}` (bash abandons the line, the interpreter ends the script); `[[ -v 1 ]]`
-//!   (bash tests the positional parameter, the interpreter a variable named `1`); `$?`
-//!   after a command substitution in the same command (bash sets it from the last
-//!   substitution even when it succeeded; the interpreter only when it failed), so `$?`
-//!   is only echoed on its own, function bodies start with `local` and `case` subjects
-//!   have no substitution;
+//!   (bash tests the positional parameter, the interpreter a variable named `1`);
 //!   a substitution's output that is not UTF-8 (`$(cut -c1-3 é.txt)`: bash keeps the
 //!   bytes, the interpreter's variables are text and take U+FFFD);
 //! - globs from the root (`/*`, say from `${x: -2}` of `sub/*`): the sandbox's root is
@@ -790,6 +786,7 @@ impl Gen {
 /// Hand-written cases, run before the generated ones.
 const FIXED: &[&str] = &[
     "f() { local v=$1; shift; echo \"$v:$#:$*\"; return 3; }; f a b c; echo $?",
+    "false; echo $(true) $?; false; x=$(true); echo $?; false; echo \"$(false)\" $?; f() { echo $?; }; false; f $(true)",
     "echo $-; set -eu; echo $-; bash -c 'set -f; echo $-'",
     "for i in 1 2; do (continue; echo in$i); echo x | break; echo \"[$(break; echo no)]\"; done",
     "tail -n 0 nope a.txt; echo $?; tail -c 0 nope; echo $?; tail -n +0 a.txt",

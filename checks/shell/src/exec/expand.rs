@@ -149,7 +149,6 @@ impl Shell {
     /// `$(script)`: its stdout without the final newlines.
     #[inline(never)]
     fn substitute(&mut self, script: &Script, err: &mut Vec<u8>) -> String {
-        let saved_status = self.last_status;
         let mut captured = Vec::new();
         let to_final = std::mem::replace(&mut self.to_final, false);
         let status = self.subshell(|shell| {
@@ -159,7 +158,8 @@ impl Shell {
             shell.script(script, &Input::new(&[]), &mut captured, err).status()
         });
         self.to_final = to_final;
-        self.last_status = if status == 0 { saved_status } else { status };
+        // `$?` is the substitution's status from here on, success or not, as in bash.
+        self.last_status = status;
         self.substitution_status = Some(status);
         let text = String::from_utf8_lossy(&captured);
         text.trim_end_matches('\n').to_string()
