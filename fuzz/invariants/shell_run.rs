@@ -168,6 +168,12 @@ pub fn check(bytes: &[u8]) {
     if !refused(&plain) {
         return;
     }
+    // A bad substitution abandons the rest of its line, and inside a wrapper the line is
+    // the whole wrapper (bash runs a compound command as one unit): a refusal after it in
+    // the script legitimately never runs there. `Piece::Fail` is what marks one.
+    if format!("{script:?}").contains("Fail {") {
+        return;
+    }
     for (i, wrapper) in WRAPPERS.iter().enumerate() {
         let wrapped_text = wrapper.replace('S', &source);
         let Ok(whole) = parse(&wrapped_text) else { continue };

@@ -55,6 +55,7 @@ impl Files {
 
     /// The whole file and its metadata, taken on the open descriptor.
     pub(crate) fn read_stamped(&self, path: &str) -> Result<(Vec<u8>, std::fs::Metadata), ReadError> {
+        bounded(path)?;
         let max_bytes = self.max_bytes;
         let mut options = OpenOptions::new();
         options.read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
@@ -105,12 +106,17 @@ impl Files {
     /// followed or not.
     fn mode(&self, path: &str, follow: bool) -> Result<u32, ReadError> {
         use cap_primitives::fs::{FollowSymlinks, MetadataExt};
+        bounded(path)?;
+        // `link/` and `link/.` name what the link leads to, as `lstat` reads them; cap-std
+        // takes a single name's trailing `/` away and would answer for the link itself.
+        let follow = follow || path.ends_with('/') || path.ends_with("/.") || relative(path) == Path::new(".");
         let follow = if follow { FollowSymlinks::Yes } else { FollowSymlinks::No };
         let meta = cap_primitives::fs::stat(self.root.file(), relative(path), follow).map_err(refusal)?;
         Ok(meta.mode() & 0o7777)
     }
 
     pub(crate) fn list_dir(&self, path: &str) -> Result<Vec<Result<DirEntry, ReadError>>, ReadError> {
+        bounded(path)?;
         let max_bytes = self.max_bytes;
         let entries = cap_primitives::fs::read_dir(self.root.file(), relative(path)).map_err(refusal)?;
         let mut list = Vec::new();
@@ -173,6 +179,18 @@ fn escaped(name: &std::ffi::OsStr) -> String {
 fn relative(path: &str) -> &Path {
     let relative = path.trim_start_matches('/');
     Path::new(if relative.is_empty() { "." } else { relative })
+}
+
+/// Longest path asked for, in bytes: the kernel's `PATH_MAX` less its NUL. The kernel
+/// refuses longer ones itself, but where `openat2` is missing cap-std resolves a path
+/// step by step, with a descriptor and memory per component and no bound of its own.
+const MAX_PATH: usize = 4095;
+
+fn bounded(path: &str) -> Result<(), ReadError> {
+    if path.len() > MAX_PATH {
+        return Err(ReadError::Other("File name too long".into()));
+    }
+    Ok(())
 }
 
 /// The refusal the guest sees for an I/O error, with the C library's words for the rest.
@@ -250,6 +268,27 @@ mod tests {
         use std::os::unix::ffi::OsStrExt;
         assert_eq!(escaped(std::ffi::OsStr::from_bytes(b"prod\xff.pem")), "prod\\377.pem");
         assert_eq!(escaped(std::ffi::OsStr::from_bytes(b"a\\b\n\xc3\xa9")), "a\\\\b\\012\u{e9}");
+    }
+
+    /// `mode` of `link/` and `link/.` is the target's, as `lstat` reads a trailing slash
+    /// (cap-std answered for the link itself); a path past `PATH_MAX` is refused before
+    /// any resolution.
+    #[test]
+    fn modes_follow_a_trailing_slash_and_paths_are_bounded() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("inner")).unwrap();
+        std::fs::set_permissions(dir.path().join("inner"), std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::os::unix::fs::symlink("inner", dir.path().join("link")).unwrap();
+        let files = Files::new(Arc::new(DirHandle::open_ambient(dir.path()).unwrap()), 1 << 20, None);
+        assert_eq!(files.mode("link", false).ok(), Some(0o777));
+        for path in ["link/", "link/.", "./link/", "link"] {
+            assert_eq!(files.mode(path, path != "link").ok(), Some(0o700), "{path}");
+        }
+        let long = "a/".repeat(3000);
+        assert!(matches!(files.mode(&long, true), Err(ReadError::Other(m)) if m == "File name too long"));
+        assert!(matches!(files.read(&long), Err(ReadError::Other(m)) if m == "File name too long"));
+        assert!(matches!(files.list_dir(&long), Err(ReadError::Other(m)) if m == "File name too long"));
     }
 
     /// A listing is built on the host: one that would not fit in the check's memory is
