@@ -27,7 +27,7 @@ fn a_refused_construct_or_a_failed_search_never_leaves_a_pass_behind() {
         &root,
         json!([
             {"id": "tee-write", "type": "grep_match", "command": "echo pwned | tee src/a.txt"},
-            {"id": "xargs-option", "type": "grep_match", "command": "echo a | xargs -E _ echo; echo rc=$?"},
+            {"id": "xargs-option", "type": "grep_match", "command": "echo a | xargs -p echo; echo rc=$?"},
             {"id": "sed-refused", "type": "grep_match", "command": "sed -i s/a/b/ src/a.txt || echo none"},
             {"id": "find-count", "type": "grep_not_match", "command": "find . -name '*.pem' | wc -l", "expected": "count:0"},
             {"id": "control", "type": "grep_match", "command": "grep -rn hello src/a.txt"},
