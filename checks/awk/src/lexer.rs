@@ -139,6 +139,17 @@ impl Lexer<'_> {
                     };
                     self.push(tok);
                 }
+                // gawk's own syntax, named rather than a syntax error, so that the assertion
+                // is an error saying what the sandbox lacks.
+                b'@' => {
+                    return Err(Error::Fatal(
+                        "gawk's `@` syntax (`@load`, `@include`, `@namespace`, `@/re/`, `@f()`) is not supported"
+                            .into(),
+                    ));
+                }
+                b'|' if self.src.get(self.pos + 1) == Some(&b'&') => {
+                    return Err(Error::Fatal("gawk's two-way pipe `|&` is not supported".into()));
+                }
                 _ => {
                     let rest = &self.src[self.pos..];
                     let Some(op) = OPS.iter().find(|op| rest.starts_with(op.as_bytes())) else {

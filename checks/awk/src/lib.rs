@@ -31,8 +31,10 @@
 //! Output redirection to files (`print > file`, `>>`), pipes (`print | "cmd"`,
 //! `"cmd" | getline`), `system()`. gawk's own
 //! functions (`gensub`, `asort`, `strftime`...) and special variables whose meaning
-//! this awk lacks (`IGNORECASE`, `PROCINFO`, `RT`, `FPAT`...) are an error naming them
-//! (exit 2), not a silent misreading.
+//! this awk lacks (`IGNORECASE`, `PROCINFO`, `RT`, `FPAT`...), its `@` syntax
+//! (`@load`, `@include`, `@namespace`, typed regexes `@/re/`, indirect calls), its
+//! two-way pipe `|&` and its arrays of arrays (`a[i][j]`) are an error naming them
+//! (exit 2), not a silent misreading or a bare syntax error.
 //!
 //! # Limits
 //!

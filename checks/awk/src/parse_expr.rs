@@ -305,6 +305,9 @@ impl Parser {
                     if subs.is_empty() {
                         return Err(self.unexpected("empty subscript"));
                     }
+                    if self.eat_op("[") {
+                        return Err(Error::Fatal("gawk's arrays of arrays (`a[i][j]`) are not supported".into()));
+                    }
                     return Ok(Expr::LValue(LValue::Index(var, subs)));
                 }
                 Ok(Expr::LValue(LValue::Var(var)))

@@ -172,6 +172,17 @@ fn usage_errors() {
         assert_eq!((run.status, run.stdout.as_str()), (2, ""), "{args:?}");
         assert!(run.stderr.contains("`IGNORECASE' is not supported"), "{}", run.stderr);
     }
+    // gawk's own syntax is named, not a syntax error: the shell takes it as a refusal.
+    for (program, named) in [
+        ("@load \"fork\"\nBEGIN{print 1}", "`@` syntax"),
+        ("BEGIN{x = @/a+/; print typeof(x)}", "`@` syntax"),
+        ("BEGIN{print \"a\" |& \"cat\"}", "`|&`"),
+        ("BEGIN{a[1][2] = 3; print a[1][2]}", "arrays of arrays"),
+    ] {
+        let run = awk(&[program]);
+        assert_eq!((run.status, run.stdout.as_str()), (2, ""), "{program}");
+        assert!(run.stderr.contains(named) && run.stderr.contains("not supported"), "{program}: {}", run.stderr);
+    }
     let run = awk(&["BEGIN{n = length(ENVIRON); print ENVIRON[\"HOME\"] \"|\" n}"]);
     assert_eq!(run.stdout, "|0\n", "the sandbox has no environment");
 }
