@@ -544,6 +544,18 @@ pub(crate) fn content(repo: &Repo, file: &File) -> Result<Option<Vec<u8>>, Error
     }
 }
 
+/// The contents before and after `c` (empty for an added or deleted side), each None
+/// when it is too large to read.
+pub(crate) type Contents = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+pub(crate) fn contents(repo: &Repo, c: &Change) -> Result<Contents, Error> {
+    let side = |file: &Option<File>| match file {
+        Some(f) => content(repo, f),
+        None => Ok(Some(Vec::new())),
+    };
+    Ok((side(&c.old)?, side(&c.new)?))
+}
+
 /// git's `buffer_is_binary`: a NUL in the first 8000 bytes.
 pub(crate) fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
@@ -595,14 +607,7 @@ fn patch(repo: &Repo, c: &Change, opts: &Options, out: &mut Vec<u8>) -> Result<(
         }
         _ => head.push('\n'),
     }
-    let old = match &c.old {
-        Some(f) => content(repo, f)?,
-        None => Some(Vec::new()),
-    };
-    let new = match &c.new {
-        Some(f) => content(repo, f)?,
-        None => Some(Vec::new()),
-    };
+    let (old, new) = contents(repo, c)?;
     let a_name = if c.old.is_some() { a } else { "/dev/null".into() };
     let b_name = if c.new.is_some() { b } else { "/dev/null".into() };
     out.extend_from_slice(head.as_bytes());

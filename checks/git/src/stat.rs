@@ -2,21 +2,14 @@
 //! them, scaled to the width git uses when its output is not a terminal.
 
 use crate::Error;
-use crate::diff::{Change, File, Options, SinkString, content, is_binary, line_changes, quote};
+use crate::diff::{Change, File, Options, SinkString, contents, is_binary, line_changes, quote};
 use crate::repo::Repo;
 use std::fmt::Write as _;
 
 /// Insertions and deletions of one change, or None for a binary file.
 /// (`-a` does not change it: git's statistics still show a binary file as `Bin`.)
 pub fn counts(repo: &Repo, c: &Change) -> Result<Option<(usize, usize)>, Error> {
-    let old = match &c.old {
-        Some(f) => content(repo, f)?,
-        None => Some(Vec::new()),
-    };
-    let new = match &c.new {
-        Some(f) => content(repo, f)?,
-        None => Some(Vec::new()),
-    };
+    let (old, new) = contents(repo, c)?;
     let (Some(old), Some(new)) = (old, new) else { return Ok(None) };
     if is_binary(&old) || is_binary(&new) {
         return Ok(None);

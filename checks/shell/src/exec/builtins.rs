@@ -596,10 +596,8 @@ impl Shell {
                 return self.fail(err, "xargs", refusal.status, message);
             }
         };
-        if plan.keep_stdin {
-            stdin.take_all();
-        }
-        let commands_stdin = if plan.keep_stdin { Input::new(stdin.data) } else { Input::new(b"") };
+        // With `-a FILE` the commands read what is left of xargs' own stdin.
+        let commands_stdin = Input::new(if plan.keep_stdin { stdin.take_all() } else { b"" });
         let mut saved = Vec::new();
         if let Some(name) = &plan.slot_var
             && let Err(message) = self.state.vars.set_scoped(name, "0", &mut saved)
