@@ -128,6 +128,10 @@ impl Lexer<'_> {
                         self.pos += 1;
                     }
                     let word = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
+                    let next = self.src[self.pos..].iter().find(|b| !matches!(b, b' ' | b'\t'));
+                    if word == "switch" && next == Some(&b'(') {
+                        return Err(Error::Fatal("gawk's `switch' statement is not supported".into()));
+                    }
                     let tok = if let Some(k) = KEYWORDS.iter().find(|k| **k == word) {
                         Tok::Keyword(if *k == "func" { "function" } else { k })
                     } else if let Some(b) = BUILTINS.iter().find(|b| **b == word) {

@@ -445,6 +445,9 @@ impl Parser {
         // `for (k in a)` and `for ((k) in a)`.
         let for_in = match (self.tok().clone(), self.peek(1).clone(), self.peek(2).clone(), self.peek(3).clone()) {
             (Tok::Name(k), Tok::Keyword("in"), Tok::Name(a), Tok::Op(")")) => Some((k, a, 4)),
+            (Tok::Name(_), Tok::Keyword("in"), Tok::Name(_), Tok::Op("[")) => {
+                return Err(Error::Fatal("gawk's arrays of arrays (`for (k in a[i])`) are not supported".into()));
+            }
             _ => None,
         };
         if let Some((k, a, len)) = for_in {

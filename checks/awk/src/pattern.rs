@@ -109,6 +109,7 @@ const ERE_SPECIAL: &[u8] = b"\\^$.[]|()*+?{}";
 
 /// An awk regex as the POSIX ERE GNU grep reads (see the module note).
 pub fn to_posix(src: &[u8]) -> Vec<u8> {
+    let src = &numeric_escapes(src);
     let mut out = Vec::with_capacity(src.len());
     let mut i = 0;
     while i < src.len() {
@@ -132,6 +133,39 @@ pub fn to_posix(src: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `src` with its octal and hexadecimal escapes (`\056`, `\x2e`) replaced by the
+/// character they stand for, which the regex then reads as if written there: gawk (when
+/// not `--traditional`) puts it into the pattern as it is, so `/a\056b/` matches `axb`
+/// and `[a\135]` is `[a]]`.
+fn numeric_escapes(src: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !src.contains(&b'\\') {
+        return src.into();
+    }
+    let mut out = Vec::with_capacity(src.len());
+    let mut i = 0;
+    while i < src.len() {
+        if src[i] != b'\\' || i + 1 == src.len() {
+            out.push(src[i]);
+            i += 1;
+            continue;
+        }
+        let rest = &src[i + 1..];
+        let numeric =
+            (b'0'..=b'7').contains(&rest[0]) || (rest[0] == b'x' && rest.get(1).is_some_and(u8::is_ascii_hexdigit));
+        match escape(rest) {
+            (Escaped::Byte(b), len) if numeric => {
+                out.push(b);
+                i += 1 + len;
+            }
+            _ => {
+                out.extend_from_slice(&src[i..i + 2]);
+                i += 2;
+            }
+        }
+    }
+    out.into()
 }
 
 enum Escaped {

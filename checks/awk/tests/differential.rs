@@ -227,6 +227,11 @@ fn cases() -> Vec<Case> {
         g(&["BEGIN{x = -log(0); print x, -x; printf \"[%d][%5.1f][%10d]\\n\", x, x, -x}"]),
         g(&["BEGIN{printf \"%c%c|\\n\", 256, 9786}"]),
         g(&["BEGIN{print length(\"a\\tb\"), \"a\\\\b\", \"q\\\"q\", \"\\101\\x\"}"]),
+        // An octal or hex escape in a regex is the character itself, active as if written.
+        g(&[
+            "BEGIN{s = \"axb a.b a]b\"; print gsub(/a\\056b/, \"<&>\", s), s; t = \"an]n\"; print match(t, \"[an\\135]n\"), RLENGTH}",
+        ]),
+        g(&["BEGIN{print (\"ab\" ~ /a\\x62/), (\"a+\" ~ /a\\053/), (\"aa\" ~ /a\\053/)}"]),
         p(&["BEGIN{s = \"foo.bar.baz\"; n = split(s, a, \".\"); print n, a[2]; m = split(s, b, /\\./); print m}"]),
         p(&["BEGIN{s = \"a1b2\"; print gsub(/[0-9]/, \"(&)\", s), s; print toupper(substr(s, 1, 1)) substr(s, 2)}"]),
         p(&["{print NR, NF, length($0)}", "paras.txt"]),

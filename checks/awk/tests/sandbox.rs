@@ -178,6 +178,8 @@ fn usage_errors() {
         ("BEGIN{x = @/a+/; print typeof(x)}", "`@` syntax"),
         ("BEGIN{print \"a\" |& \"cat\"}", "`|&`"),
         ("BEGIN{a[1][2] = 3; print a[1][2]}", "arrays of arrays"),
+        ("BEGIN{for (i in PROCINFO[\"identifiers\"]) print i}", "arrays of arrays"),
+        ("BEGIN{switch (1) { case 1: print 1 }}", "`switch'"),
     ] {
         let run = awk(&[program]);
         assert_eq!((run.status, run.stdout.as_str()), (2, ""), "{program}");

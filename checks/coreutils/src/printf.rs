@@ -1,7 +1,7 @@
 //! `printf`, as bash 5.2's builtin: the format is reused while arguments remain, and
 //! `'c` arguments give a character's code.
 //!
-//! `%q` quotes as bash does. Left out: `printf -v VAR` (no variables here), the
+//! `%q` quotes as bash does. `printf -v VAR` is the shell's (it sets a variable). Left out: the
 //! floating-point conversions' `%a`. Error messages say `printf:` where bash says `bash: line 1: printf:`.
 
 use reviewhost_tool::{Ctx, Io};

@@ -71,6 +71,15 @@ fn options() -> ParserOptions {
     }
 }
 
+/// Whether the source of a `for` loop from its start to its body names `in` after the
+/// variable (`for x in; do`, `for x\nin\ndo`).
+fn explicit_in(whole: &brush_parser::SourceSpan, body: &brush_parser::SourceSpan) -> bool {
+    SOURCE.with_borrow(|chars| {
+        let head: String = chars.get(whole.start.index..body.start.index).unwrap_or_default().iter().collect();
+        head.split(|c: char| c.is_whitespace() || c == ';').filter(|t| !t.is_empty()).nth(2) == Some("in")
+    })
+}
+
 /// Parses `source` into a [`Script`].
 pub fn parse(source: &str) -> Result<Script, Unsupported> {
     BRACE_WORDS.set(0);
@@ -268,6 +277,9 @@ fn compound_command(
                     let words = values.iter().map(|w| command_words(&text(w), depth)).collect::<Result<Vec<_>, _>>()?;
                     Some(words.into_iter().flatten().collect())
                 }
+                // brush-parser gives no list both for `for x; do` (the parameters) and
+                // for `for x in; do` (nothing); the source tells them apart.
+                None if explicit_in(&f.loc, &f.body.loc) => Some(Vec::new()),
                 None => None,
             };
             // bash refuses a loop variable that is not a name (`for - in a`) when it

@@ -57,6 +57,11 @@ impl Vars {
         self.map.get(name).map(|v| &*v.value)
     }
 
+    /// The names of every variable set.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.map.keys()
+    }
+
     pub fn var(&self, name: &str) -> Option<&Var> {
         self.map.get(name)
     }

@@ -181,3 +181,28 @@ fn brace_expansion_on_the_text_as_written() {
 fn run_script(script: &str) -> (String, i32, Vec<exec::Trouble>, String) {
     run(script).unwrap_or_else(|| panic!("the parser refused {script:?}"))
 }
+
+#[test]
+fn positional_parameters_with_operators_and_empty_lists() {
+    // `for x in;` loops over nothing (not over "$@"); an operator on `$@` applies to each
+    // parameter; `$*`'s null test joins by IFS's first character only in double quotes;
+    // unquoted `$@` keeps an empty parameter between others when IFS is not blank.
+    let script = "set -- a b; for x in; do echo hi $x; done; for y\nin\ndo echo y$y; done\n\
+                  set -- 1a 2a 3a; printf '<%s>' ${@%a} \"${@%a}\" ${@/a/b} \"${*#?}\" ${@^^}; echo\n\
+                  f() { printf '<%s>' \"$@\"; echo; }\n\
+                  set -- \"\" \"\"; IFS=; f \"${*:-x}\" ${*:-x} \"${@:+y}\" \"${*:+y}\" \"argv=${*-minus}\"; \
+                  IFS=:; set -- a \"\" b; f $@ $*; unset IFS";
+    assert_eq!(out(script), "<1><2><3><1><2><3><1b><2b><3b><a a a><1A><2A><3A>\n<x><y><><argv=>\n<a><><b><a><><b>\n");
+}
+
+#[test]
+fn printf_into_a_variable_and_printenv() {
+    let script = "printf -v v '%s-%d' x 7; echo \"$v\"; printf -v w %d zz; echo \"$? [$w]\"; printf -v 1x a; echo $?\n\
+                  export E=1; printenv E; F=2 printenv F; printenv G; echo $?";
+    assert_eq!(out(script), "x-7\n1 [0]\n2\n1\n2\n1\n");
+    // An array element is what the sandbox lacks: a refusal, in printf -v as in arithmetic.
+    for script in ["printf -v a[1] %s b", "s=42; echo $(( s[0] ))"] {
+        let (_, _, trouble, _) = run(script).unwrap();
+        assert!(trouble.iter().any(|t| matches!(t, exec::Trouble::Refused(m) if m.contains("arrays"))), "{script}");
+    }
+}

@@ -12,7 +12,8 @@
 //! agrees fails too, so the lists only shrink. The figures (agreeing cases per suite; for
 //! the second set, identical answers among the cases the README says the sandbox answers)
 //! are printed. Skips with a message when the shared corpus is not beside the repository.
-//! `REVIEWHOST_PEER_DUMP=1` prints every second-set answer that is not identical.
+//! `REVIEWHOST_PEER_DUMP=1` prints every second-set answer that is not identical, and every
+//! listed case.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -238,7 +239,7 @@ fn the_second_suites_answer_or_refuse_except_where_listed() {
                 identical += usize::from(answer);
                 continue;
             }
-            if std::env::var_os("REVIEWHOST_PEER_DUMP").is_some() && answer {
+            if std::env::var_os("REVIEWHOST_PEER_DUMP").is_some() && (answer || known.contains_key(&id)) {
                 eprintln!(
                     "DUMP {id} refused={refused}: {:?}\n  real: {want_out:?} exit {want_status:?}\n  ours: {stdout:?} exit {status}",
                     case["cmd"].as_str().unwrap()

@@ -27,7 +27,7 @@ const EVAL_HELP: &str = concat!(
 /// What `command -v` finds besides functions and programs.
 const BUILTINS: &[&str] = &[
     ".", ":", "bash", "break", "cd", "command", "continue", "declare", "eval", "exit", "export", "let", "local", "pwd",
-    "read", "readonly", "return", "set", "sh", "shift", "source", "typeset", "unset", "xargs",
+    "printenv", "read", "readonly", "return", "set", "sh", "shift", "source", "typeset", "unset", "xargs",
 ];
 
 impl Shell {
@@ -69,6 +69,8 @@ impl Shell {
             "bash" | "sh" => return Some(self.shell(name, args, stdin, out, err)),
             "command" => return Some(self.command_builtin(args, stdin, out, err)),
             "xargs" => return Some(Flow::Next(self.xargs(args, stdin, out, err))),
+            "printf" if args.first().is_some_and(|a| a == "-v") => self.printf_to_variable(&args[1..], stdin, err),
+            "printenv" => self.printenv(args, out, err),
             _ => return None,
         };
         Some(Flow::Next(status))
@@ -611,6 +613,62 @@ impl Shell {
         });
         for (name, old) in saved.into_iter().rev() {
             self.state.vars.restore(&name, old);
+        }
+        status
+    }
+
+    /// `printf -v NAME FORMAT [ARG...]`: the program's output, exactly, becomes the
+    /// variable's value (bash's builtin; the sandbox's `printf` formats).
+    #[inline(never)]
+    fn printf_to_variable(&mut self, args: &[String], stdin: &Input, err: &mut Vec<u8>) -> i32 {
+        const USAGE: &str = "printf: usage: printf [-v var] format [arguments]";
+        let Some((name, rest)) = args.split_first() else {
+            return self.fail(err, "printf", 2, format!("printf: -v: option requires an argument\n{USAGE}"));
+        };
+        if name.contains('[') && name.ends_with(']') {
+            return self
+                .refuse_status(err, format!("printf -v {name}: arrays are not supported in the reviewhost sandbox"));
+        }
+        if !vars::is_name(name) {
+            return self.fail(err, "printf", 2, format!("printf: `{name}': not a valid identifier"));
+        }
+        let mut value = Vec::new();
+        let status = self.program("printf", rest, stdin, &mut value, err);
+        // bash assigns what was formatted, even when an argument was not a number; not
+        // after a usage error (no format, an unknown option).
+        if status != 2 {
+            let value = String::from_utf8_lossy(&value).into_owned();
+            if let Err(message) = self.state.vars.set(name, &value) {
+                self.error(err, &message);
+                return 1;
+            }
+        }
+        status
+    }
+
+    /// `printenv [NAME...]`: the exported variables, which are the environment of the
+    /// sandbox's programs (coreutils' program: 1 when a name is not exported).
+    #[inline(never)]
+    fn printenv(&mut self, args: &[String], out: &mut Vec<u8>, err: &mut Vec<u8>) -> i32 {
+        if let Some(option) = args.iter().find(|a| a.starts_with('-') && a.len() > 1) {
+            return self
+                .refuse_status(err, format!("printenv: option `{option}' is not supported in the reviewhost sandbox"));
+        }
+        let exported = |name: &str| self.state.vars.var(name).filter(|v| v.exported).map(|v| v.value.to_string());
+        if args.is_empty() {
+            let mut names: Vec<&String> = self.state.vars.names().filter(|n| exported(n).is_some()).collect();
+            names.sort();
+            for name in names {
+                out.extend_from_slice(format!("{name}={}\n", exported(name).unwrap_or_default()).as_bytes());
+            }
+            return 0;
+        }
+        let mut status = 0;
+        for name in args {
+            match exported(name) {
+                Some(value) if !name.contains('=') => out.extend_from_slice(format!("{value}\n").as_bytes()),
+                _ => status = 1,
+            }
         }
         status
     }

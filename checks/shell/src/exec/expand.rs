@@ -23,7 +23,16 @@ impl Shell {
         let nounset = self.state.options.nounset;
         crate::arith::evaluate(text, &mut self.state.vars, nounset).map_err(|message| {
             let prefix = if context.is_empty() { String::new() } else { format!("{context}: ") };
-            self.error(err, &format!("{prefix}{}: {message}", text.trim()));
+            let message = format!("{prefix}{}: {message}", text.trim());
+            // What the shell lacks (an array element) is a refusal, by the one rule that
+            // tells refusals from errors; bash's own errors (division by 0) are not.
+            match super::trouble::failure("bash", 1, &message) {
+                refusal @ Trouble::Refused(_) => {
+                    err.extend_from_slice(format!("reviewhost: {message}\n").as_bytes());
+                    self.record(refusal);
+                }
+                _ => self.error(err, &message),
+            }
         })
     }
 
@@ -192,11 +201,16 @@ impl Shell {
     }
 
     /// `$@` and `$*` (and a slice of them, `${@:2}`): `"$@"` is one field per parameter.
+    /// Unquoted, they are joined by the first character of `IFS` and split again, so an
+    /// empty parameter between others stays a field when that character is not a blank
+    /// (bash: `IFS=:; set -- a "" b; echo $@` has three fields).
     fn push_all(&self, items: &[String], joined: bool, quoted: bool, split: bool, fields: &mut Vec<Field>) {
+        let ifs = self.ifs();
         if !split || (quoted && joined) {
-            let separator =
-                if joined { self.ifs().chars().next().map(String::from).unwrap_or_default() } else { " ".into() };
+            let separator = if joined { ifs.chars().next().map(String::from).unwrap_or_default() } else { " ".into() };
             last(fields).push(&items.join(&separator), quoted);
+        } else if !quoted && let Some(first) = ifs.chars().next() {
+            self.push_value(&items.join(first.encode_utf8(&mut [0; 4])), false, split, fields);
         } else {
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -273,7 +287,7 @@ impl Shell {
                     self.push_value(&count, quoted, split, fields);
                     return Ok(());
                 }
-                _ => {}
+                _ => return self.all_parameters(e, joined, quoted, split, fields, err),
             }
         }
         let value = self.value(&e.parameter);
@@ -341,6 +355,76 @@ impl Shell {
             }
         };
         self.push_value(&text, quoted, split, fields);
+        Ok(())
+    }
+
+    /// `$@` and `$*` with an operator. A pattern or case operator applies to each
+    /// parameter. For `-`, `+`, `=` and `?` the parameters are null when joined they are
+    /// empty: joined by the first character of `IFS` in `"${*…}"`, by spaces everywhere
+    /// else (bash: with `set -- "" ""` and `IFS=`, `"${*:-x}"` is `x`, `${*:-x}` nothing).
+    fn all_parameters(
+        &mut self,
+        e: &Expansion,
+        joined: bool,
+        quoted: bool,
+        split: bool,
+        fields: &mut Vec<Field>,
+        err: &mut Vec<u8>,
+    ) -> Result<(), Flow> {
+        let mut items = self.state.vars.positional.clone();
+        let separator = if quoted && joined { self.ifs().chars().next().map(String::from) } else { Some(" ".into()) };
+        let null = items.join(separator.as_deref().unwrap_or(""));
+        let absent = |colon: bool| items.is_empty() || (colon && null.is_empty());
+        match &e.op {
+            ParameterOp::Default { word, colon } | ParameterOp::Assign { word, colon } if absent(*colon) => {
+                if matches!(e.op, ParameterOp::Assign { .. }) {
+                    self.error(err, &format!("{}: cannot assign in this way", parameter_name(&e.parameter)));
+                    return Err(Flow::Exit(1));
+                }
+                return self.operand(word, split, fields, err);
+            }
+            ParameterOp::Alternative { word, colon } if !absent(*colon) => {
+                return self.operand(word, split, fields, err);
+            }
+            ParameterOp::Alternative { .. } => {
+                self.push_value("", quoted, split, fields);
+                return Ok(());
+            }
+            ParameterOp::Error { word, colon } if absent(*colon) => {
+                let message = match word {
+                    Some(word) => self.expand_text(word, err)?,
+                    None => "parameter null or not set".into(),
+                };
+                self.error(err, &format!("{}: {message}", parameter_name(&e.parameter)));
+                return Err(Flow::Exit(1));
+            }
+            ParameterOp::RemovePrefix { pattern, longest } => {
+                let pattern = self.expand_pattern(pattern, err)?;
+                items = items.iter().map(|v| vars::remove_prefix(v, &pattern, *longest).to_string()).collect();
+            }
+            ParameterOp::RemoveSuffix { pattern, longest } => {
+                let pattern = self.expand_pattern(pattern, err)?;
+                items = items.iter().map(|v| vars::remove_suffix(v, &pattern, *longest).to_string()).collect();
+            }
+            ParameterOp::Replace { pattern, replacement, kind } => {
+                let pattern = self.expand_pattern(pattern, err)?;
+                let replacement = self.expand_text(replacement, err)?;
+                items = items.iter().map(|v| vars::replace(v, &pattern, &replacement, *kind)).collect();
+            }
+            ParameterOp::Case { upper, all } => {
+                let convert = |s: &str| if *upper { s.to_uppercase() } else { s.to_lowercase() };
+                items = items
+                    .iter()
+                    .map(|v| match (all, v.chars().next()) {
+                        (true, _) => convert(v),
+                        (false, Some(first)) => format!("{}{}", convert(&first.to_string()), &v[first.len_utf8()..]),
+                        (false, None) => v.clone(),
+                    })
+                    .collect();
+            }
+            _ => {}
+        }
+        self.push_all(&items, joined, quoted, split, fields);
         Ok(())
     }
 
