@@ -4,7 +4,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use reviewhost::report::inert_lines;
-use reviewhost::review::plan_gate::{Decide, Decision, Escalation};
+use std::collections::BTreeMap;
+
+use anyhow::Context;
+use reviewhost::review::plan_gate::{Decide, Decision, Escalation, Question, Questions};
 
 use crate::exit::Exit;
 use crate::loop_args::LoopArgs;
@@ -20,14 +23,19 @@ recommendation is recomputed from the findings.
 
 A person decides at 5 revisions, on stagnation, on ESCALATE and after 3 overviewer
 rounds: with --on-escalate, else a menu on a terminal, else the run stops (exit 4) and
-`--resume --decision D` continues it. State: .reviewhost/plan-gate-state.json.
+`--resume --decision D` continues it. The overviewer's clarifying questions are printed
+and a person answers each: on a terminal, from --answers FILE (JSON or YAML, each
+answer under its question's id), else the run stops (exit 4, needs_answers) and
+`--resume --answers FILE` continues it; the answers go to the author. State:
+.reviewhost/plan-gate-state.json.
 
 Examples:
   reviewhost plan-gate plans/plan.md --idea \"Add rate limiting to the login endpoint\"
   reviewhost plan-gate plans/plan.md --on-escalate abort
 
 Exit codes: 0 approved (or accepted as-is by a person), 1 aborted by a person, 2 could
-not run (a failed agent call, an unusable answer twice), 4 waiting for a decision.")]
+not run (a failed agent call, an unusable answer twice), 4 waiting for a decision or
+for answers.")]
 pub struct PlanGateArgs {
     /// The plan file, inside the root (written by the author with --idea).
     plan: PathBuf,
@@ -46,10 +54,15 @@ pub struct PlanGateArgs {
     /// With --resume: the decision the stopped gate waits for.
     #[arg(long, value_enum, requires = "resume")]
     decision: Option<DecisionArg>,
-    /// Whether the overviewer's open clarifying questions keep it at REVISE (block,
-    /// seed 004's S03) or are context for the author (inform) [default: [plan_gate]
-    /// questions, else block].
-    #[arg(long, value_parser = ["block", "inform"])]
+    /// Answers to the overviewer's clarifying questions: a JSON or YAML mapping of
+    /// question id to answer text.
+    #[arg(long, value_name = "FILE")]
+    answers: Option<PathBuf>,
+    /// What the overviewer's clarifying questions do: a person answers them before the
+    /// author revises (ask, seed 004's S03 and D11), they keep the overviewer at REVISE
+    /// and go to the author unanswered (block), or they are context for the author
+    /// (inform) [default: [plan_gate] questions, else ask].
+    #[arg(long, value_parser = ["ask", "block", "inform"])]
     questions: Option<String>,
     #[command(flatten)]
     agents: LoopArgs,
@@ -68,10 +81,12 @@ enum DecisionArg {
     StartOver,
 }
 
-/// Decisions from the flags, else a menu on a terminal, else none.
+/// Decisions from the flags, else a menu on a terminal, else none; answers from the
+/// file, else a prompt on a terminal, else none.
 struct Operator {
     once: Option<Decision>,
     always: Option<Decision>,
+    answers: BTreeMap<String, String>,
     terminal: bool,
 }
 
@@ -97,22 +112,83 @@ impl Decide for Operator {
             .flatten()
             .map(|i| choices[i])
     }
+
+    fn answer(&mut self, question: &Question) -> Option<String> {
+        if let Some(answer) = self.answers.get(&question.id) {
+            return Some(answer.clone());
+        }
+        if !self.terminal {
+            return None;
+        }
+        // The question itself is printed (inert) by the gate just before.
+        dialoguer::Input::<String>::new()
+            .with_prompt(format!("Answer to {}", inert_lines(&question.id, "")))
+            .interact_text()
+            .ok()
+            .map(|a| a.trim().to_string())
+            .filter(|a| !a.is_empty())
+    }
+}
+
+/// Largest answers file read.
+const MAX_ANSWERS_FILE: u64 = 1 << 20;
+
+/// `--answers FILE`: a mapping of question id to answer text, in JSON or YAML.
+fn read_answers(path: &std::path::Path) -> anyhow::Result<BTreeMap<String, String>> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path).with_context(|| format!("--answers {shown}: cannot open"))?;
+    let mut text = String::new();
+    file.take(MAX_ANSWERS_FILE + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("--answers {shown}: cannot read it as UTF-8 text"))?;
+    if text.len() as u64 > MAX_ANSWERS_FILE {
+        anyhow::bail!("--answers {shown}: larger than {MAX_ANSWERS_FILE} bytes");
+    }
+    // YAML reads JSON too.
+    let value: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&text).with_context(|| format!("--answers {shown}: neither JSON nor YAML"))?;
+    let serde_yaml_ng::Value::Mapping(map) = value else {
+        anyhow::bail!("--answers {shown}: must be a mapping of question id to answer");
+    };
+    let mut answers = BTreeMap::new();
+    for (id, answer) in map {
+        let id = match id {
+            serde_yaml_ng::Value::String(id) => id,
+            other => anyhow::bail!("--answers {shown}: the key {other:?} is not a question id (text)"),
+        };
+        let answer = match answer {
+            serde_yaml_ng::Value::String(text) => text,
+            serde_yaml_ng::Value::Number(n) => n.to_string(),
+            serde_yaml_ng::Value::Bool(b) => b.to_string(),
+            _ => anyhow::bail!("--answers {shown}: field '{id}': the answer must be text"),
+        };
+        if answer.trim().is_empty() {
+            anyhow::bail!("--answers {shown}: field '{id}': the answer is empty");
+        }
+        answers.insert(id, answer);
+    }
+    Ok(answers)
 }
 
 pub fn plan_gate(args: PlanGateArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::ReviewError;
     use reviewhost::review::plan_gate::{self, GateOptions, GateStatus};
     let ready = args.agents.load(&args.root)?;
-    let questions = args.questions.or(ready.config.plan_gate.questions.clone()).unwrap_or_else(|| "block".into());
-    if questions != "block" && questions != "inform" {
-        anyhow::bail!("[plan_gate] questions: '{questions}' is not `block` or `inform`");
-    }
+    let answers = args.answers.as_deref().map(read_answers).transpose()?.unwrap_or_default();
+    let questions = args.questions.or(ready.config.plan_gate.questions.clone()).unwrap_or_else(|| "ask".into());
+    let questions = match questions.as_str() {
+        "ask" => Questions::Ask,
+        "block" => Questions::Block,
+        "inform" => Questions::Inform,
+        other => anyhow::bail!("[plan_gate] questions: '{other}' is not `ask`, `block` or `inform`"),
+    };
     let options = GateOptions {
         root: args.root,
         plan: args.plan,
         idea: args.idea,
         resume: args.resume,
-        questions_block: questions == "block",
+        questions,
         config: ready.config,
         definitions: ready.definitions,
         prompt_budget: ready.prompt_budget,
@@ -127,6 +203,7 @@ pub fn plan_gate(args: PlanGateArgs) -> anyhow::Result<Exit> {
             OnEscalate::Accept => Decision::Accept,
             OnEscalate::Abort => Decision::Abort,
         }),
+        answers,
         terminal: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
     };
     let mut stdout = std::io::stdout().lock();
@@ -134,7 +211,7 @@ pub fn plan_gate(args: PlanGateArgs) -> anyhow::Result<Exit> {
         Ok(state) => Ok(match state.status {
             GateStatus::Approved | GateStatus::Accepted => Exit::Clean,
             GateStatus::Aborted => Exit::Findings,
-            GateStatus::NeedsDecision | GateStatus::Running => Exit::Ended(4),
+            GateStatus::NeedsDecision | GateStatus::NeedsAnswers | GateStatus::Running => Exit::Ended(4),
         }),
         Err(error @ ReviewError::CycleStopped { .. }) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));

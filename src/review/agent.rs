@@ -118,8 +118,10 @@ pub struct PlanReviewSettings {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlanGateSettings {
-    /// `block` (seed 004's S03, the default: open clarifying questions keep the
-    /// overviewer at REVISE) or `inform` (as tugplug later shipped: they are context).
+    /// `ask` (seed 004's S03 and D11, the default: a person answers the overviewer's
+    /// open clarifying questions before the author revises), `block` (they keep the
+    /// overviewer at REVISE and go to the author unanswered) or `inform` (as tugplug
+    /// later shipped: they are context).
     pub questions: Option<String>,
 }
 

@@ -208,6 +208,13 @@ pub enum Event<'a> {
         escalation: Escalation,
         decision: Option<Decision>,
     },
+    /// The overviewer's questions went to a person: the ids answered so far, and those
+    /// still waiting (the answers themselves are in the state, not the log).
+    GateQuestions {
+        plan: &'a str,
+        answered: Vec<&'a str>,
+        waiting: Vec<&'a str>,
+    },
     /// The gate ended (or stopped for a decision).
     GateEnd {
         plan: &'a str,

@@ -22,6 +22,12 @@
 //! running); a conformance ESCALATE (the critic's result is dropped for that round); a
 //! critic ESCALATE. The decision comes from `--on-escalate`, else a menu on a terminal,
 //! else the run stops (`needs_decision`) for `--resume --decision`.
+//!
+//! The overviewer's clarifying questions go to a person (seed 004's S03, S07 step 3,
+//! D11; [`Questions::Ask`]): each is printed in full and answered on a terminal, from
+//! `--answers FILE`, or the run stops (`needs_answers`) for `--resume --answers FILE`.
+//! The answers are kept in the state (`overviewer_question_answers`) and given to the
+//! author with the overviewer's findings, never to the overviewer.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -196,10 +202,53 @@ impl Decision {
     }
 }
 
-/// How a decision is made.
+/// How a decision is made, and a question answered: by a person, at a terminal or
+/// through the command line.
 pub trait Decide {
     /// A decision among `escalation.choices()`, or `None` when nobody can decide now.
     fn decide(&mut self, escalation: Escalation) -> Option<Decision>;
+
+    /// The answer to one of the overviewer's clarifying questions, or `None` when
+    /// nobody can answer now.
+    fn answer(&mut self, question: &Question) -> Option<String>;
+}
+
+/// What the overviewer's clarifying questions do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Questions {
+    /// A person answers each before the author revises (seed 004's S03 and D11).
+    #[default]
+    Ask,
+    /// They keep the overviewer at REVISE and go to the author, unanswered.
+    Block,
+    /// They are context for the author; the overviewer's findings alone decide.
+    Inform,
+}
+
+/// One of the overviewer's clarifying questions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    /// The overviewer's id (`OQ1`), else `Q` and its position.
+    pub id: String,
+    pub question: String,
+}
+
+/// The clarifying questions of an overviewer's answer: objects with an `id` and a
+/// `question` (or `text`), or plain strings; ids made unique.
+pub fn questions(answer: &Value) -> Vec<Question> {
+    let mut out: Vec<Question> = Vec::new();
+    for (n, q) in answer["clarifying_questions"].as_array().into_iter().flatten().enumerate() {
+        let text = match q {
+            Value::String(text) => text.clone(),
+            q => q["question"].as_str().or(q["text"].as_str()).unwrap_or("").to_string(),
+        };
+        let mut id = q["id"].as_str().filter(|id| !id.is_empty()).map_or_else(|| format!("Q{}", n + 1), String::from);
+        if out.iter().any(|o| o.id == id) {
+            id = format!("{id}-{}", n + 1);
+        }
+        out.push(Question { id, question: text });
+    }
+    out
 }
 
 /// How the gate ended.
@@ -209,6 +258,8 @@ pub enum GateStatus {
     Running,
     /// Waiting for a person (`--resume --decision`).
     NeedsDecision,
+    /// Waiting for a person's answers to the overviewer's questions (`--resume --answers`).
+    NeedsAnswers,
     /// The overviewer approved.
     Approved,
     /// A person accepted the plan as it is.
@@ -239,6 +290,13 @@ pub struct GateState {
     pub author_due: bool,
     pub pending: Option<Escalation>,
     pub approved_sha256: Option<String>,
+    /// The overviewer's questions still waiting for a person's answer.
+    #[serde(default)]
+    pub pending_questions: Vec<Question>,
+    /// A person's answers to the overviewer's questions, by question id (seed 004's
+    /// `overviewer_question_answers`).
+    #[serde(default)]
+    pub overviewer_question_answers: std::collections::BTreeMap<String, String>,
 }
 
 /// What `reviewhost plan-gate` is asked to do.
@@ -248,9 +306,8 @@ pub struct GateOptions {
     pub plan: PathBuf,
     pub idea: Option<String>,
     pub resume: bool,
-    /// Seed 004's S03: clarifying questions keep the overviewer at REVISE (false: they
-    /// are informational, as tugplug later shipped).
-    pub questions_block: bool,
+    /// What the overviewer's clarifying questions do.
+    pub questions: Questions,
     pub config: Config,
     pub definitions: Vec<Definition>,
     pub prompt_budget: usize,
@@ -267,7 +324,11 @@ pub fn gate(
     let workspace = Workspace::open(root)?;
     let name = plan_name(root, &options.plan)?;
     let mut state = match (workspace.load_state::<GateState>(STATE_FILE)?, options.resume) {
-        (Some(state), true) if matches!(state.status, GateStatus::Running | GateStatus::NeedsDecision) => state,
+        (Some(state), true)
+            if matches!(state.status, GateStatus::Running | GateStatus::NeedsDecision | GateStatus::NeedsAnswers) =>
+        {
+            state
+        }
         (_, true) => return Err(ReviewError::NothingToResume { dir: workspace.dir().to_path_buf() }),
         (_, false) => {
             let exists = root.join(&name).exists();
@@ -292,6 +353,8 @@ pub fn gate(
                 author_due: options.idea.is_some(),
                 pending: None,
                 approved_sha256: None,
+                pending_questions: Vec::new(),
+                overviewer_question_answers: Default::default(),
             }
         }
     };
@@ -313,7 +376,7 @@ pub fn gate(
         agents: &agents,
         workspace: &workspace,
         root,
-        questions_block: options.questions_block,
+        questions: options.questions,
     };
     match (&state.idea, options.resume) {
         (_, true) => writeln!(out, "**Plan** — Resuming the gate of {}", inert(&state.plan))?,
@@ -371,7 +434,7 @@ struct PlanGate<'a> {
     agents: &'a Agents<'a>,
     workspace: &'a Workspace,
     root: &'a Path,
-    questions_block: bool,
+    questions: Questions,
 }
 
 /// What one round of conformance and critic decided.
@@ -384,6 +447,13 @@ enum RoundOutcome {
 impl PlanGate<'_> {
     fn run(&self, state: &mut GateState, decide: &mut dyn Decide, out: &mut dyn Write) -> Result<(), ReviewError> {
         loop {
+            if !state.pending_questions.is_empty() {
+                if !self.ask_questions(state, decide, out)? {
+                    return Ok(());
+                }
+                self.after_overviewer(state);
+                continue;
+            }
             if let Some(escalation) = state.pending {
                 match self.decision(state, escalation, decide, out)? {
                     None => return Ok(()),
@@ -426,23 +496,75 @@ impl PlanGate<'_> {
             }
             state.overviewer_round += 1;
             let answer = self.overview(state, out)?;
-            let recommendation = overviewer_recommendation(&answer, self.questions_block);
+            let recommendation = overviewer_recommendation(&answer, self.questions != Questions::Inform);
             if recommendation == Recommendation::Approve {
                 state.status = GateStatus::Approved;
                 state.approved_sha256 = Some(sha256_hex(&self.read_plan(state)?));
                 self.finish(state, out)?;
                 return Ok(());
             }
-            if state.overviewer_round >= MAX_OVERVIEWER_ROUNDS {
-                state.pending = Some(Escalation::OverviewerRounds);
-                continue;
+            if self.questions == Questions::Ask {
+                state.pending_questions = questions(&answer);
             }
-            state.revision_count += 1;
             state.overviewer_feedback = Some(answer);
-            state.conformance_feedback = None;
-            state.critic_feedback = None;
-            state.author_due = true;
+            if state.pending_questions.is_empty() {
+                self.after_overviewer(state);
+            }
         }
+    }
+
+    /// After an overviewer's REVISE (and a person's answers): the round cap escalates,
+    /// else the author revises from the overviewer's findings alone.
+    fn after_overviewer(&self, state: &mut GateState) {
+        if state.overviewer_round >= MAX_OVERVIEWER_ROUNDS {
+            state.pending = Some(Escalation::OverviewerRounds);
+            return;
+        }
+        state.revision_count += 1;
+        state.conformance_feedback = None;
+        state.critic_feedback = None;
+        state.author_due = true;
+    }
+
+    /// Asks a person each pending question, printed in full; `false` when one has no
+    /// answer now (the state waits for `--resume --answers`).
+    fn ask_questions(
+        &self,
+        state: &mut GateState,
+        decide: &mut dyn Decide,
+        out: &mut dyn Write,
+    ) -> Result<bool, ReviewError> {
+        let mut waiting = Vec::new();
+        for question in std::mem::take(&mut state.pending_questions) {
+            writeln!(out, "**Plan** — Overviewer question {}: {}", inert(&question.id), inert(&question.question))?;
+            match decide.answer(&question) {
+                Some(answer) => {
+                    writeln!(out, "  Answer: {}", inert(&answer))?;
+                    state.overviewer_question_answers.insert(question.id.clone(), answer);
+                }
+                None => waiting.push(question),
+            }
+        }
+        let waiting_ids: Vec<&str> = waiting.iter().map(|q| q.id.as_str()).collect();
+        self.workspace.event(&Event::GateQuestions {
+            plan: &state.plan,
+            answered: state.overviewer_question_answers.keys().map(String::as_str).collect(),
+            waiting: waiting_ids.clone(),
+        })?;
+        if waiting.is_empty() {
+            state.status = GateStatus::Running;
+            return Ok(true);
+        }
+        writeln!(
+            out,
+            "  Waiting for answers to {}: reviewhost plan-gate {} --resume --answers FILE \
+             (JSON or YAML, each answer under its question's id)",
+            inert(&waiting_ids.join(", ")),
+            inert(&state.plan)
+        )?;
+        state.pending_questions = waiting;
+        state.status = GateStatus::NeedsAnswers;
+        Ok(false)
     }
 
     /// A decision for `escalation`: made now, or `None` (the state waits for one).
@@ -508,9 +630,13 @@ impl PlanGate<'_> {
                 ));
             }
         }
+        // The person's answers go with the overviewer's findings they answer.
+        let answers = (state.overviewer_feedback.is_some() && !state.overviewer_question_answers.is_empty())
+            .then(|| json!(state.overviewer_question_answers));
         for (label, feedback) in [
             ("conformance-feedback", &state.conformance_feedback),
             ("overviewer-feedback", &state.overviewer_feedback),
+            ("answers-to-the-overviewer-questions", &answers),
             ("critic-feedback", &state.critic_feedback),
         ] {
             if let Some(feedback) = feedback {
@@ -628,12 +754,10 @@ impl PlanGate<'_> {
     /// repository, a failed one asked again once, then marked unverified.
     fn overview(&self, state: &GateState, out: &mut dyn Write) -> Result<Value, ReviewError> {
         let ask = |problems: Option<&[String]>| {
+            // Its only input is the plan path (seed 004's S01, D01): the round, the
+            // history and the answers stay in the state.
             let mut p = Prompt::new();
-            p.say(&format!(
-                "{{\"plan_path\": {}}}\n(overviewer round {} of {MAX_OVERVIEWER_ROUNDS})",
-                json!(state.plan),
-                state.overviewer_round
-            ));
+            p.say(&format!("{{\"plan_path\": {}}}", json!(state.plan)));
             if let Some(problems) = problems {
                 p.say(&format!(
                     "Your previous answer cited code_evidence that does not check out; cite files and lines that \
@@ -665,7 +789,7 @@ impl PlanGate<'_> {
                 f["unverified"] = json!(reason);
             }
         }
-        let recommendation = overviewer_recommendation(&answer, self.questions_block);
+        let recommendation = overviewer_recommendation(&answer, self.questions != Questions::Inform);
         self.post_call(out, &self.overviewer.name, state, None, || summary(&answer, recommendation))?;
         for f in answer["findings"].as_array().into_iter().flatten().filter(|f| f["unverified"].is_string()) {
             writeln!(

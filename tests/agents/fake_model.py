@@ -40,6 +40,10 @@ Script (JSON):
      "NAME": {"match": "text in the system prompt",     # optional
               "prompt": "text in a user message",       # optional
               "turns": [TURN, ...]}}}                  # or just a list of TURNs
+  or, for an agent called afresh with the same prompt each time (the plan gate's
+  overviewer), "conversations": [[TURN, ...], ...] in place of "turns": the Nth
+  request that opens a conversation (no assistant turn yet) plays the Nth list, and the
+  requests that continue it play on in that list (the one stateful rule).
   TURN is one of
    {"text": "final answer"}
    {"text": "optional preamble", "tools": [{"name": "Read", "input": {...}}, ...]}
@@ -92,7 +96,7 @@ def load_script(path):
         if isinstance(spec, list):
             spec = {"turns": spec}
         agents[name] = {"match": spec.get("match", name), "prompt": spec.get("prompt"),
-                        "turns": spec.get("turns", [])}
+                        "turns": spec.get("turns", []), "conversations": spec.get("conversations")}
     return {"default": raw.get("default"), "agents": agents}
 
 
@@ -394,6 +398,12 @@ class Handler(BaseHTTPRequestHandler):
             return agent, turn, {"error": {"status": 500, "message": message,
                                            "type": "api_error"}}
         turns = spec["turns"]
+        if spec["conversations"] is not None:
+            with self.server.lock:
+                opened = self.server.opened.get(agent, 0) + (turn == 0)
+                self.server.opened[agent] = opened
+            conversations = spec["conversations"]
+            turns = conversations[min(opened, len(conversations)) - 1] if opened else []
         if turn < len(turns):
             return agent, turn, turns[turn]
         return agent, turn, {"text": f"fake model: no turn {turn} scripted for agent {agent}"}
@@ -481,6 +491,8 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.script = load_script(args.script)
+    server.lock = threading.Lock()
+    server.opened = {}
     server.log_path = args.log or args.script + ".requests.jsonl"
     server.log_lock = threading.Lock()
     open(server.log_path, "a").close()

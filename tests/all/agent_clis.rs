@@ -141,8 +141,15 @@ impl Setup {
                 "fix-diff-reviewer" => json!([{"text": "[]"}]),
                 _ => json!([analysis(json!([]))]),
             };
-            let list = turns.get(*name).cloned().unwrap_or(nothing);
-            agents.insert((*name).to_string(), json!({"match": marker, "turns": list}));
+            // A list of turns, or a spec of its own (`conversations`) that keeps the marker.
+            let spec = match turns.get(*name).cloned() {
+                Some(Value::Object(mut spec)) => {
+                    spec.insert("match".into(), json!(marker));
+                    Value::Object(spec)
+                }
+                list => json!({"match": marker, "turns": list.unwrap_or(nothing)}),
+            };
+            agents.insert((*name).to_string(), spec);
         }
         let script = dir.path().join("script.json");
         std::fs::write(&script, json!({"agents": agents}).to_string()).unwrap();
@@ -724,9 +731,9 @@ fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
     let Some(setup) = Setup::new(Cli::Claude, &files, |root| {
         let path = root.join("plans/plan.md").display().to_string();
         json!({
-            "again-plan-overviewer": {"match": "# Plan overviewer", "prompt": "overviewer round 2",
-                                      "turns": [{"text": approve.to_string()}]},
-            "plan-overviewer": [{"text": revise.to_string()}],
+            // Each round's overviewer is a fresh call with the same prompt (the plan's
+            // path): the first conversation revises, the second approves.
+            "plan-overviewer": {"conversations": [[{"text": revise.to_string()}], [{"text": approve.to_string()}]]},
             "plan-critic": [{"text": critic.to_string()}],
             // Claude Code writes a file only after reading it.
             "plan-author": [
@@ -747,9 +754,19 @@ fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
     assert!(now.trim_end().ends_with("no longer advise `state reconcile`."), "the author revised it: {tail:?}");
     assert!(now.starts_with("## Phase 1.0: Robust Checklist Reconciliation"), "the author revised it");
     // The overviewer: read-only tools and the sandbox's, only the plan path, fresh each round.
-    let first = &setup.requests_of("plan-overviewer")[0];
-    assert_eq!(Setup::offered(first), ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"]);
-    assert_eq!(setup.requests_of("again-plan-overviewer").len(), 1);
+    let overviewer = setup.requests_of("plan-overviewer");
+    assert_eq!(
+        Setup::offered(&overviewer[0]),
+        ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"]
+    );
+    assert_eq!(overviewer.len(), 2, "two rounds, each a fresh conversation of one request");
+    for request in &overviewer {
+        let messages = request["body"]["messages"].as_array().unwrap();
+        assert!(messages.iter().all(|m| m["role"] != "assistant"), "a fresh call: {messages:?}");
+        let asked = request["body"]["messages"].to_string();
+        assert!(asked.contains(r#"{\"plan_path\": \"plans/plan.md\"}"#), "{asked}");
+        assert!(!asked.contains("overviewer round") && !asked.contains("OF1"), "only the plan path: {asked}");
+    }
     assert_eq!(Setup::offered(&setup.requests_of("plan-author")[0]), ["Edit", "Glob", "Grep", "Read", "Write"]);
     let author_asked = setup.requests_of("plan-author")[0]["body"]["messages"].to_string();
     assert!(author_asked.contains("untrusted-overviewer-feedback") && author_asked.contains("OF3"), "{author_asked}");

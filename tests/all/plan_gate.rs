@@ -284,7 +284,8 @@ fn a_contradictory_example_is_recomputed_to_revise() {
     let cited = repo.root.join("tugrust/crates/tugtool-core/src/commit.rs");
     std::fs::create_dir_all(cited.parent().unwrap()).unwrap();
     std::fs::write(&cited, (1..=40).map(|n| format!("// {n}\n")).collect::<String>()).unwrap();
-    let out = repo.gate(&[]);
+    // Its clarifying question goes to the author unanswered (`block`): no person here.
+    let out = repo.gate(&["--questions", "block"]);
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
     assert!(
         stdout(&out).contains("Recommendation: REVISE\n  Findings: 1 (1 HIGH)\n  Clarifying questions: 1"),
@@ -326,7 +327,8 @@ fn a_plan_is_written_from_an_idea_first() {
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).starts_with("**Plan** — Starting new plan from idea"), "{}", stdout(&out));
     assert!(repo.prompt("plan-author", 1).contains("Add rate limiting to the login endpoint"));
-    // Questions from the overviewer keep it at REVISE by default (S03), not with `inform`.
+    // With `block`, questions from the overviewer keep it at REVISE (S03) and go to the
+    // author unanswered; with `inform` they do not keep it at REVISE.
     let question = json!([{"id": "OQ1", "question": "Per IP or per account?"}]);
     let asks = self::repo(
         json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [overviewer(json!([]), question.clone(), "APPROVE")]}),
@@ -340,7 +342,7 @@ fn a_plan_is_written_from_an_idea_first() {
                "plan-author": [author(&revised())]}),
         Some(PLAN),
     );
-    let out = blocks.gate(&[]);
+    let out = blocks.gate(&["--questions", "block"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
         stdout(&out).contains("Recommendation: REVISE\n  Findings: 0\n  Clarifying questions: 1"),
@@ -407,4 +409,144 @@ fn a_person_at_a_terminal_decides_an_escalation_from_a_menu() {
     assert!(screen.contains("Overviewer still has concerns after 3 rounds") && screen.contains("Abort"), "{screen}");
     assert!(out.contains("Decision: Accept as-is") && out.contains("**Plan**(Complete — accepted as-is)"), "{out}");
     assert_eq!(repo.state()["status"], "accepted");
+}
+
+/// The overviewer's answer with one clarifying question and no finding.
+fn asking(question: &str) -> Value {
+    overviewer(json!([]), json!([{"id": "OQ1", "question": question}]), "REVISE")
+}
+
+/// The prompt the overviewer receives, whatever the round: the plan's path, nothing else.
+const OVERVIEWER_PROMPT: &str = r#"{"plan_path": "plans/plan.md"}"#;
+
+fn assert_only_the_plan_path(repo: &Repo) {
+    for n in 1..=repo.calls("plan-overviewer") {
+        assert_eq!(repo.prompt("plan-overviewer", n).trim(), OVERVIEWER_PROMPT, "overviewer call {n}");
+    }
+}
+
+#[test]
+fn a_person_answers_the_overviewers_questions_from_a_file_or_after_a_stop() {
+    let script = || {
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [asking("Per IP or per account?"), overviewer(json!([]), json!([]), "APPROVE")],
+               "plan-author": [author(&revised())]})
+    };
+    // From a file (CI): the question printed in full, the answer stored and given to
+    // the author with the findings, never to the overviewer.
+    let ci = repo(script(), Some(PLAN));
+    ci.write("answers.yaml", "OQ1: Per account, reset after a minute.\n");
+    let out = ci.gate(&["--answers", ci.root.join("answers.yaml").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("**Plan** — Overviewer question OQ1: Per IP or per account?"), "{text}");
+    assert!(text.contains("  Answer: Per account, reset after a minute."), "{text}");
+    let author = ci.prompt("plan-author", 1);
+    assert!(author.contains("Per IP or per account?") && author.contains("Per account, reset after a minute."));
+    assert_eq!(ci.state()["overviewer_question_answers"], json!({"OQ1": "Per account, reset after a minute."}));
+    assert_eq!(ci.state()["status"], "approved");
+    assert_eq!(ci.calls("plan-overviewer"), 2);
+    assert_only_the_plan_path(&ci);
+    assert!(ci.events("gate_questions").iter().any(|e| e["answered"] == json!(["OQ1"]) && e["waiting"] == json!([])));
+
+    // With neither a terminal nor a file: the gate stops for answers (exit 4), naming the
+    // question, and `--resume --answers` continues it.
+    let stops = repo(script(), Some(PLAN));
+    let out = stops.gate(&[]);
+    assert_eq!(out.status.code(), Some(4), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("Waiting for answers to OQ1"), "{}", stdout(&out));
+    assert_eq!(stops.state()["status"], "needs_answers");
+    assert_eq!(stops.state()["pending_questions"][0]["id"], "OQ1");
+    assert_eq!(stops.calls("plan-author"), 0, "the author waits for the answers");
+    // An answers file without the id asked for: still waiting.
+    stops.write("other.json", r#"{"OQ9": "unrelated"}"#);
+    let out = stops.gate(&["--resume", "--answers", stops.root.join("other.json").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "{}", stdout(&out));
+    stops.write("answers.json", r#"{"OQ1": "Per IP."}"#);
+    let out = stops.gate(&["--resume", "--answers", stops.root.join("answers.json").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stops.prompt("plan-author", 1).contains("Per IP."));
+    assert_eq!(stops.state()["status"], "approved");
+    assert_only_the_plan_path(&stops);
+
+    // A bad answers file is an error naming the file and the field, before any agent runs.
+    let bad = repo(script(), Some(PLAN));
+    bad.write("answers.yaml", "OQ1: [1, 2]\n");
+    let out = bad.gate(&["--answers", bad.root.join("answers.yaml").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("answers.yaml") && stderr(&out).contains("'OQ1'"), "{}", stderr(&out));
+    assert_eq!(bad.calls("plan-critic"), 0);
+}
+
+#[test]
+fn a_question_reaches_the_terminal_inert() {
+    // A question is agent text: its escape sequences are shown, never sent raw.
+    let repo = repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [asking("Which one?\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J"), overviewer(json!([]), json!([]), "APPROVE")],
+               "plan-author": [author(&revised())]}),
+        Some(PLAN),
+    );
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(4));
+    let text = stdout(&out);
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+    assert!(text.contains("Overviewer question OQ1: Which one?"), "{text}");
+}
+
+/// On a terminal, a person types the answer to each question at a prompt.
+#[test]
+fn a_person_at_a_terminal_answers_the_overviewers_question() {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    let repo = repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [asking("Per IP or per account?"), overviewer(json!([]), json!([]), "APPROVE")],
+               "plan-author": [author(&revised())]}),
+        Some(PLAN),
+    );
+    let (mut controller, terminal) = crate::terminal::pty();
+    let mut command = repo.0.command("plan-gate");
+    command
+        .args(["plans/plan.md", "--root"])
+        .arg(&repo.root)
+        .stdin(std::process::Stdio::from(terminal.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(terminal))
+        .stdout(std::process::Stdio::piped());
+    // SAFETY: between fork and exec, only async-signal-safe calls: a new session whose
+    // controlling terminal is the pseudo-terminal on stdin (the prompt reads /dev/tty).
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            libc::ioctl(0, libc::TIOCSCTTY as _, 0);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    drop(command);
+    let mut writer = controller.try_clone().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        let mut answered = false;
+        while let Ok(n) = controller.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            if !answered && String::from_utf8_lossy(&seen).contains("Answer to OQ1") {
+                writer.write_all(b"Per account.\r").unwrap();
+                answered = true;
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    let screen = reader.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{out}\n{screen}");
+    assert!(out.contains("Overviewer question OQ1: Per IP or per account?") && out.contains("Answer: Per account."));
+    assert!(repo.prompt("plan-author", 1).contains("Per account."));
+    assert_eq!(repo.state()["overviewer_question_answers"]["OQ1"], "Per account.");
 }
