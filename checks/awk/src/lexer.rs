@@ -73,14 +73,54 @@ impl Lexer<'_> {
         self.out.push(Token { tok, line: self.line });
     }
 
-    /// Whether a `/` here divides: the previous token ends an operand.
+    /// Whether a `/` here divides: the previous token ends an operand. A `/=` after
+    /// an operand is division-assignment only when that operand is a variable that
+    /// begins an expression; after one in the middle of a concatenation it starts a
+    /// regex, as in gawk's grammar (`print $/= b/ c /= d/` prints `$1` then 0).
     fn slash_divides(&self) -> bool {
-        match self.out.last().map(|t| &t.tok) {
-            Some(Tok::Number(_) | Tok::Str(_) | Tok::Name(_) | Tok::Regex(_)) => true,
-            Some(Tok::Builtin(_)) => true,
-            Some(Tok::Op(op)) => matches!(*op, ")" | "]" | "++" | "--"),
+        let ends_operand = |tok: &Tok| match tok {
+            Tok::Number(_) | Tok::Str(_) | Tok::Name(_) | Tok::Regex(_) | Tok::Builtin(_) => true,
+            Tok::Op(op) => matches!(*op, ")" | "]" | "++" | "--"),
+            _ => false,
+        };
+        match self.out.last() {
+            Some(last) if ends_operand(&last.tok) => {
+                self.src.get(self.pos + 1) != Some(&b'=')
+                    || !self.lvalue_start().is_some_and(|i| i > 0 && ends_operand(&self.out[i - 1].tok))
+            }
             _ => false,
         }
+    }
+
+    /// Where the variable the last tokens spell starts (`x`, `a[i]`, `$x`, `$$1`):
+    /// the index of its first token, or `None` when they spell none.
+    fn lvalue_start(&self) -> Option<usize> {
+        let mut i = self.out.len().checked_sub(1)?;
+        if matches!(self.out[i].tok, Tok::Op("]")) {
+            let mut depth = 0usize;
+            loop {
+                match self.out[i].tok {
+                    Tok::Op("]") => depth += 1,
+                    Tok::Op("[") => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                i = i.checked_sub(1)?;
+            }
+            i = i.checked_sub(1)?;
+        }
+        match self.out[i].tok {
+            Tok::Name(_) | Tok::Number(_) => {}
+            _ => return None,
+        }
+        while i > 0 && matches!(self.out[i - 1].tok, Tok::Op("$")) {
+            i -= 1;
+        }
+        Some(i)
     }
 
     fn run(&mut self) -> Result<(), Error> {

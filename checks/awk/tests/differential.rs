@@ -227,6 +227,12 @@ fn cases() -> Vec<Case> {
         g(&["BEGIN{x = -log(0); print x, -x; printf \"[%d][%5.1f][%10d]\\n\", x, x, -x}"]),
         g(&["BEGIN{printf \"%c%c|\\n\", 256, 9786}"]),
         g(&["BEGIN{print length(\"a\\tb\"), \"a\\\\b\", \"q\\\"q\", \"\\101\\x\"}"]),
+        // `/=` after a variable that begins an expression divides; inside a
+        // concatenation it starts a regex.
+        s(
+            &["{ print $/= b/ c /= d/; x = 6; print x /= 2; $3 /= 2; print; a[1] = 8; a[1] /= 4; print a[1] }"],
+            "a = b\n",
+        ),
         // An octal or hex escape in a regex is the character itself, active as if written.
         g(&[
             "BEGIN{s = \"axb a.b a]b\"; print gsub(/a\\056b/, \"<&>\", s), s; t = \"an]n\"; print match(t, \"[an\\135]n\"), RLENGTH}",
