@@ -114,8 +114,10 @@ impl Decide for Operator {
     }
 
     fn answer(&mut self, question: &Question) -> Option<String> {
-        if let Some(answer) = self.answers.get(&question.id) {
-            return Some(answer.clone());
+        // Each answer of the file is taken once: a later round's question is never
+        // answered with what was meant for an earlier one.
+        if let Some(answer) = self.answers.remove(&question.id) {
+            return Some(answer);
         }
         if !self.terminal {
             return None;

@@ -293,6 +293,10 @@ pub struct GateState {
     /// The overviewer's questions still waiting for a person's answer.
     #[serde(default)]
     pub pending_questions: Vec<Question>,
+    /// The questions of the last overviewer round, given to the author with their
+    /// answers.
+    #[serde(default)]
+    pub asked_questions: Vec<Question>,
     /// A person's answers to the overviewer's questions, by question id (seed 004's
     /// `overviewer_question_answers`).
     #[serde(default)]
@@ -354,6 +358,7 @@ pub fn gate(
                 pending: None,
                 approved_sha256: None,
                 pending_questions: Vec::new(),
+                asked_questions: Vec::new(),
                 overviewer_question_answers: Default::default(),
             }
         }
@@ -503,8 +508,18 @@ impl PlanGate<'_> {
                 self.finish(state, out)?;
                 return Ok(());
             }
+            state.asked_questions = Vec::new();
             if self.questions == Questions::Ask {
-                state.pending_questions = questions(&answer);
+                // An id an earlier round's question had gets the round, so that an
+                // answer is never taken for a different question.
+                let mut asked = questions(&answer);
+                for q in &mut asked {
+                    if state.overviewer_question_answers.contains_key(&q.id) {
+                        q.id = format!("{}-round-{}", q.id, state.overviewer_round);
+                    }
+                }
+                state.asked_questions = asked.clone();
+                state.pending_questions = asked;
             }
             state.overviewer_feedback = Some(answer);
             if state.pending_questions.is_empty() {
@@ -631,8 +646,15 @@ impl PlanGate<'_> {
             }
         }
         // The person's answers go with the overviewer's findings they answer.
-        let answers = (state.overviewer_feedback.is_some() && !state.overviewer_question_answers.is_empty())
-            .then(|| json!(state.overviewer_question_answers));
+        let answered: Vec<Value> = state
+            .asked_questions
+            .iter()
+            .filter_map(|q| {
+                let answer = state.overviewer_question_answers.get(&q.id)?;
+                Some(json!({"id": q.id, "question": q.question, "answer": answer}))
+            })
+            .collect();
+        let answers = (state.overviewer_feedback.is_some() && !answered.is_empty()).then(|| json!(answered));
         for (label, feedback) in [
             ("conformance-feedback", &state.conformance_feedback),
             ("overviewer-feedback", &state.overviewer_feedback),

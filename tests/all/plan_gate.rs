@@ -441,8 +441,8 @@ fn a_person_answers_the_overviewers_questions_from_a_file_or_after_a_stop() {
     let text = stdout(&out);
     assert!(text.contains("**Plan** — Overviewer question OQ1: Per IP or per account?"), "{text}");
     assert!(text.contains("  Answer: Per account, reset after a minute."), "{text}");
-    let author = ci.prompt("plan-author", 1);
-    assert!(author.contains("Per IP or per account?") && author.contains("Per account, reset after a minute."));
+    let asked = ci.prompt("plan-author", 1);
+    assert!(asked.contains("Per IP or per account?") && asked.contains("Per account, reset after a minute."));
     assert_eq!(ci.state()["overviewer_question_answers"], json!({"OQ1": "Per account, reset after a minute."}));
     assert_eq!(ci.state()["status"], "approved");
     assert_eq!(ci.calls("plan-overviewer"), 2);
@@ -468,6 +468,22 @@ fn a_person_answers_the_overviewers_questions_from_a_file_or_after_a_stop() {
     assert!(stops.prompt("plan-author", 1).contains("Per IP."));
     assert_eq!(stops.state()["status"], "approved");
     assert_only_the_plan_path(&stops);
+
+    // A later round that asks under an id already answered: its question gets the round
+    // in its id, and the file's answer (meant for the first) is not taken for it.
+    let again = repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [asking("Per IP or per account?"), asking("How long is the lockout?")],
+               "plan-author": [author(&revised())]}),
+        Some(PLAN),
+    );
+    again.write("answers.yaml", "OQ1: Per account.\n");
+    let out = again.gate(&["--answers", again.root.join("answers.yaml").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("Overviewer question OQ1-round-2: How long is the lockout?"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Waiting for answers to OQ1-round-2"), "{}", stdout(&out));
+    let asked = again.prompt("plan-author", 1);
+    assert!(asked.contains("Per IP or per account?") && asked.contains("Per account."), "{asked}");
 
     // A bad answers file is an error naming the file and the field, before any agent runs.
     let bad = repo(script(), Some(PLAN));
