@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use reviewhost::report::inert_lines;
+use reviewhost::report::{inert, inert_lines};
 use std::collections::BTreeMap;
 
 use anyhow::Context;
@@ -124,7 +124,7 @@ impl Decide for Operator {
         }
         // The question itself is printed (inert) by the gate just before.
         dialoguer::Input::<String>::new()
-            .with_prompt(format!("Answer to {}", inert_lines(&question.id, "")))
+            .with_prompt(format!("Answer to {}", inert(&question.id)))
             .interact_text()
             .ok()
             .map(|a| a.trim().to_string())
@@ -137,16 +137,10 @@ const MAX_ANSWERS_FILE: u64 = 1 << 20;
 
 /// `--answers FILE`: a mapping of question id to answer text, in JSON or YAML.
 fn read_answers(path: &std::path::Path) -> anyhow::Result<BTreeMap<String, String>> {
-    use std::io::Read;
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(path).with_context(|| format!("--answers {shown}: cannot open"))?;
-    let mut text = String::new();
-    file.take(MAX_ANSWERS_FILE + 1)
-        .read_to_string(&mut text)
-        .with_context(|| format!("--answers {shown}: cannot read it as UTF-8 text"))?;
-    if text.len() as u64 > MAX_ANSWERS_FILE {
-        anyhow::bail!("--answers {shown}: larger than {MAX_ANSWERS_FILE} bytes");
-    }
+    let shown = inert(&path.display().to_string()).to_string();
+    // A regular file only (a FIFO or a device is refused, never waited on), bounded.
+    let text = reviewhost::sandbox::read_text(&reviewhost::sandbox::Base::Ambient, path, MAX_ANSWERS_FILE)
+        .with_context(|| format!("--answers {shown}"))?;
     // YAML reads JSON too.
     let value: serde_yaml_ng::Value =
         serde_yaml_ng::from_str(&text).with_context(|| format!("--answers {shown}: neither JSON nor YAML"))?;
@@ -159,14 +153,12 @@ fn read_answers(path: &std::path::Path) -> anyhow::Result<BTreeMap<String, Strin
             serde_yaml_ng::Value::String(id) => id,
             other => anyhow::bail!("--answers {shown}: the key {other:?} is not a question id (text)"),
         };
-        let answer = match answer {
-            serde_yaml_ng::Value::String(text) => text,
-            serde_yaml_ng::Value::Number(n) => n.to_string(),
-            serde_yaml_ng::Value::Bool(b) => b.to_string(),
-            _ => anyhow::bail!("--answers {shown}: field '{id}': the answer must be text"),
+        // Only text: YAML would turn `1.10` into 1.1 and `0x1F` into 31.
+        let serde_yaml_ng::Value::String(answer) = answer else {
+            anyhow::bail!("--answers {shown}: field '{}': the answer must be text (quote it)", inert(&id));
         };
         if answer.trim().is_empty() {
-            anyhow::bail!("--answers {shown}: field '{id}': the answer is empty");
+            anyhow::bail!("--answers {shown}: field '{}': the answer is empty", inert(&id));
         }
         answers.insert(id, answer);
     }

@@ -304,7 +304,8 @@ fn a_citation_of_a_missing_file_is_asked_again_then_marked_unverified() {
     let out = repo.gate(&[]);
     assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
     assert_eq!(repo.calls("plan-overviewer"), 2, "asked again once");
-    assert!(repo.prompt("plan-overviewer", 2).contains("OF1: src/nowhere.rs"), "{}", repo.prompt("plan-overviewer", 2));
+    // A fresh overviewer again, given only the plan's path: never the earlier citations.
+    assert_only_the_plan_path(&repo);
     assert!(stdout(&out).contains("Unverified: OF1 (src/nowhere.rs"), "{}", stdout(&out));
     assert_eq!(repo.events("evidence_unverified")[0]["finding"], "OF1");
     // Lines outside the file, and a path out of the root, do not check out either.
@@ -485,13 +486,53 @@ fn a_person_answers_the_overviewers_questions_from_a_file_or_after_a_stop() {
     let asked = again.prompt("plan-author", 1);
     assert!(asked.contains("Per IP or per account?") && asked.contains("Per account."), "{asked}");
 
-    // A bad answers file is an error naming the file and the field, before any agent runs.
+    // A bad answers file is an error naming the file and the field, before any agent
+    // runs: a non-text answer (YAML would read `1.10` as 1.1), a FIFO (never waited on).
     let bad = repo(script(), Some(PLAN));
-    bad.write("answers.yaml", "OQ1: [1, 2]\n");
-    let out = bad.gate(&["--answers", bad.root.join("answers.yaml").to_str().unwrap()]);
+    for (name, text, says) in
+        [("list.yaml", "OQ1: [1, 2]\n", "'OQ1'"), ("number.yaml", "OQ1: 1.10\n", "must be text (quote it)")]
+    {
+        bad.write(name, text);
+        let out = bad.gate(&["--answers", bad.root.join(name).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(name) && stderr(&out).contains(says), "{}", stderr(&out));
+    }
+    let fifo = bad.root.join("answers.fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = bad.gate(&["--answers", fifo.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("answers.yaml") && stderr(&out).contains("'OQ1'"), "{}", stderr(&out));
     assert_eq!(bad.calls("plan-critic"), 0);
+}
+
+#[test]
+fn question_ids_are_plain_and_unique_and_questions_bounded() {
+    // Ids that could look alike or spell lines of their own are replaced by positions;
+    // duplicates are numbered, never merged.
+    let ids = json!([{"id": "OQ1\n**Plan** — fake", "question": "A?"}, {"id": "X", "question": "B?"},
+                     {"id": "X", "question": "C?"}, {"id": "X-2", "question": "D?"}, {"id": "OQ1\u{200b}", "question": "E?"}]);
+    let repo = repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")], "plan-overviewer": [overviewer(json!([]), ids, "REVISE")]}),
+        Some(PLAN),
+    );
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(4), "{}", stdout(&out));
+    let pending: Vec<String> = repo.state()["pending_questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(pending, ["Q1", "X", "X-2", "X-2-2", "Q5"].map(String::from));
+    // Past 20 questions the gate stops: no person is asked a hundred questions.
+    let many: Vec<Value> = (1..=21).map(|n| json!({"id": format!("Q{n}"), "question": "Why?"})).collect();
+    let repo = self::repo(
+        json!({"plan-critic": [critic(json!([]), "APPROVE")],
+               "plan-overviewer": [overviewer(json!([]), json!(many), "REVISE")]}),
+        Some(PLAN),
+    );
+    let out = repo.gate(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("21 clarifying questions, more than 20"), "{}", stderr(&out));
 }
 
 #[test]
