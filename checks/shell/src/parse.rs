@@ -33,7 +33,10 @@ mod tree;
 mod words;
 
 pub(crate) use guards::parenthesis_depth;
-use guards::{array_subscript, here_documents, nesting_depth, old_arithmetic, overflowing_number, substitution_after};
+use guards::{
+    MAX_AMBIGUOUS_ARITHMETIC, ambiguous_arithmetic, array_subscript, here_documents, nesting_depth, old_arithmetic,
+    overflowing_number, substitution_after,
+};
 pub use tree::*;
 pub use words::literal;
 use words::{arithmetic_word, command_words, here_document, parse_word};
@@ -106,6 +109,11 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     }
     if array_subscript(source) {
         return Err(Unsupported("arrays (`${name[…]}`)".into()));
+    }
+    if ambiguous_arithmetic(source) > MAX_AMBIGUOUS_ARITHMETIC {
+        return Err(Unsupported(format!(
+            "more than {MAX_AMBIGUOUS_ARITHMETIC} `$((` that are not arithmetic (write `$( (…) )` for a subshell)"
+        )));
     }
     if old_arithmetic(source) {
         return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));

@@ -218,7 +218,7 @@ impl HereDocument {
         let Some(body) = self.body(source) else { return false };
         let mut counts = [0usize; 5];
         let mut chars = body.chars();
-        let mut substitution = false;
+        let (mut substitution, mut closed_early) = (false, false);
         while let Some(c) = chars.next() {
             match c {
                 '\\' => {
@@ -230,9 +230,11 @@ impl HereDocument {
             if let Some(k) = "(){}`".find(c) {
                 counts[k] += 1;
                 substitution |= c == '`';
+                // A `)` or `}` before the one it would close.
+                closed_early |= counts[1] > counts[0] || counts[3] > counts[2];
             }
         }
-        substitution && (counts[0] != counts[1] || counts[2] != counts[3] || counts[4] % 2 == 1)
+        substitution && (closed_early || counts[0] != counts[1] || counts[2] != counts[3] || counts[4] % 2 == 1)
     }
 }
 
@@ -316,4 +318,62 @@ pub(crate) fn parenthesis_depth(source: &str) -> usize {
         }
     }
     max
+}
+
+/// Most `$((` in a command that are not arithmetic (`$((` whose two parentheses do not
+/// close together, or never close): brush-parser 0.4 tries each both ways, arithmetic
+/// and a command substitution of a subshell, so the time to parse doubles with each
+/// (eight in a 81-byte here-document took minutes: found by fuzzing). Scripts write
+/// `$((…))`, or `$( (…) )` with a space, which is not counted.
+pub(super) const MAX_AMBIGUOUS_ARITHMETIC: usize = 2;
+
+/// How many `$((` of `source` are not arithmetic (see [`MAX_AMBIGUOUS_ARITHMETIC`]),
+/// counted roughly: parentheses are matched without regard to quotes.
+pub(super) fn ambiguous_arithmetic(source: &str) -> usize {
+    let bytes = source.as_bytes();
+    let mut count = 0;
+    for start in 0..bytes.len().saturating_sub(2) {
+        if &bytes[start..start + 3] != b"$((" {
+            continue;
+        }
+        // Depth after the outer `(` is 1, after the inner 2; arithmetic when the inner
+        // closes right before the outer.
+        let (mut depth, mut inner_closed_at) = (0usize, None);
+        let mut arithmetic = false;
+        for (i, &b) in bytes.iter().enumerate().skip(start + 1) {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 1 && inner_closed_at.is_none() {
+                        inner_closed_at = Some(i);
+                    }
+                    if depth == 0 {
+                        arithmetic = inner_closed_at == Some(i - 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        count += usize::from(!arithmetic);
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ambiguous_arithmetic;
+
+    #[test]
+    fn arithmetic_is_told_from_subshells_and_strays() {
+        assert_eq!(ambiguous_arithmetic("echo $((1 + $((2)))) $(( (3) * 4 ))"), 0);
+        assert_eq!(ambiguous_arithmetic("echo $( (cd a; ls) )"), 0);
+        // A subshell written without the space, and an unclosed one.
+        assert_eq!(ambiguous_arithmetic("echo $((cd a; ls) | wc -l)"), 1);
+        assert_eq!(ambiguous_arithmetic("echo $((1"), 1);
+        // The fuzzer's input that took minutes to parse: refused.
+        let slow = "<<EOF\n))$(($((\")\")$(()\n)$((\")\")\n)\")$(()c)\n$((\0)\0\")\n)O)\0$(($((xoN\"O)O)\0$((Fe\ny\nEOF";
+        assert!(ambiguous_arithmetic(slow) > super::MAX_AMBIGUOUS_ARITHMETIC);
+    }
 }
