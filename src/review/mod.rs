@@ -31,28 +31,53 @@
 //! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
 //!   to its contract.
 
+// The files are in their new folders; the modules keep their flat paths until the
+// restructure that follows gives each folder its module.
+#[path = "core/agent.rs"]
 pub mod agent;
+#[path = "convergence/collect.rs"]
 pub mod collect;
+#[path = "core/contract.rs"]
 pub mod contract;
+#[path = "convergence/mod.rs"]
 pub mod convergence;
+#[path = "core/definitions.rs"]
 pub mod definitions;
+#[path = "core/error.rs"]
 pub mod error;
+#[path = "core/event.rs"]
 pub mod event;
+#[path = "fix_review/mod.rs"]
 pub mod fix_review;
+#[path = "core/gate.rs"]
 pub mod gate;
+#[path = "core/gitdir.rs"]
 pub mod gitdir;
+#[path = "core/init.rs"]
 pub mod init;
+#[path = "plan/mod.rs"]
 pub mod plan;
+#[path = "plan_gate/mod.rs"]
 pub mod plan_gate;
+#[path = "plan_review/mod.rs"]
 pub mod plan_review;
+#[path = "plan_gate/plan_validator.rs"]
 pub mod plan_validator;
+#[path = "core/preset.rs"]
 pub mod preset;
+#[path = "core/prompt.rs"]
 pub mod prompt;
+#[path = "core/reply.rs"]
 pub mod reply;
+#[path = "core/sealed.rs"]
 pub mod sealed;
+#[path = "convergence/state.rs"]
 pub mod state;
+#[path = "convergence/summary.rs"]
 mod summary;
+#[path = "core/trust.rs"]
 pub mod trust;
+#[path = "core/workspace.rs"]
 pub mod workspace;
 
 pub use convergence::{ReviewOptions, ReviewOutcome, review};
