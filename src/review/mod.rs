@@ -1,7 +1,22 @@
 //! The review loops: agents driven by reviewhost, their answers checked before they can
 //! change anything, their assertions run in the sandbox.
 //!
-//! Building blocks, for every loop:
+//! The building blocks every loop uses are in [`core`]; each loop is a folder of its
+//! own, holding its state, its events, its errors and the prompts it builds. A loop
+//! imports the blocks, the blocks never import a loop, and a loop imports another only
+//! where it runs it (the convergence loop runs the fix-diff review as a stage):
+//!
+//! ```text
+//! core/           agent, preset, reply, definitions, trust, init, prompt, gate,
+//!                 contract, workspace, event, error, gitdir, sealed
+//! convergence/ -> core, fix_review
+//! fix_review/  -> core
+//! plan_review/ -> core
+//! plan_gate/   -> core
+//! plan/        -> core
+//! ```
+//!
+//! Building blocks ([`core`]):
 //! - [`agent`]: running one agent (an argv, the prompt on stdin, a timeout), and
 //!   [`agent::Agents`], how a loop calls its agents (within the prompt budget, between
 //!   events);
@@ -10,14 +25,14 @@
 //!   pass aborted);
 //! - [`contract`]: output contracts, what an answer must meet (a JSON Schema, and
 //!   assertions run in the sandbox over the answer), judged through the gate;
-//! - [`workspace`]: `.reviewhost/` (the lock, `state.json`, `events.jsonl`, `reports/`,
-//!   the pass snapshots), with the events in [`event`] and the state files
-//!   authenticated by [`sealed`];
+//! - [`workspace`]: `.reviewhost/` (the lock, the state files, `events.jsonl`,
+//!   `reports/`, the pass snapshots), with the events every loop shares in [`event`] and
+//!   the state files authenticated by [`sealed`];
 //! - [`error`]: why a review stops without an end state, and why a pass was aborted;
 //! - [`definitions`] and [`trust`]: the agents' definitions and configuration, and
 //!   whose are read.
 //!
-//! Loops, each in its own file, each a user of the blocks:
+//! Loops, each in its own folder with its own `event.rs`, each a user of the blocks:
 //! - [`convergence`]: seed 000's assertion-driven convergence loop (`reviewhost
 //!   review`), with its state in [`state`], its answers' parser in [`collect`] and its
 //!   reports in `summary`;
@@ -31,61 +46,19 @@
 //! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
 //!   to its contract.
 
-// The files are in their new folders; the modules keep their flat paths until the
-// restructure that follows gives each folder its module.
-#[path = "core/agent.rs"]
-pub mod agent;
-#[path = "convergence/collect.rs"]
-pub mod collect;
-#[path = "core/contract.rs"]
-pub mod contract;
-#[path = "convergence/mod.rs"]
 pub mod convergence;
-#[path = "core/definitions.rs"]
-pub mod definitions;
-#[path = "core/error.rs"]
-pub mod error;
-#[path = "core/event.rs"]
-pub mod event;
-#[path = "fix_review/mod.rs"]
+pub mod core;
 pub mod fix_review;
-#[path = "core/gate.rs"]
-pub mod gate;
-#[path = "core/gitdir.rs"]
-pub mod gitdir;
-#[path = "core/init.rs"]
-pub mod init;
-#[path = "plan/mod.rs"]
 pub mod plan;
-#[path = "plan_gate/mod.rs"]
 pub mod plan_gate;
-#[path = "plan_review/mod.rs"]
 pub mod plan_review;
-#[path = "plan_gate/plan_validator.rs"]
-pub mod plan_validator;
-#[path = "core/preset.rs"]
-pub mod preset;
-#[path = "core/prompt.rs"]
-pub mod prompt;
-#[path = "core/reply.rs"]
-pub mod reply;
-#[path = "core/sealed.rs"]
-pub mod sealed;
-#[path = "convergence/state.rs"]
-pub mod state;
-#[path = "convergence/summary.rs"]
-mod summary;
-#[path = "core/trust.rs"]
-pub mod trust;
-#[path = "core/workspace.rs"]
-pub mod workspace;
 
-pub use convergence::{ReviewOptions, ReviewOutcome, review};
-
-/// SHA-256 of `text`, hex: what a saved or approved plan records of its content.
-pub(crate) fn sha256_hex(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    format!("{:x}", Sha256::digest(text.as_bytes()))
-}
-pub use error::{AbortCause, ReviewError};
-pub use state::EndState;
+// The blocks and the loops' parts keep the paths they have always had
+// (`reviewhost::review::agent`, `reviewhost::review::state`, …).
+pub use self::convergence::{ReviewOptions, ReviewOutcome, collect, review, state};
+pub use self::core::error::{AbortCause, ReviewError};
+pub use self::core::{
+    agent, contract, definitions, error, event, gate, gitdir, init, preset, prompt, reply, sealed, trust, workspace,
+};
+pub use self::plan_gate::plan_validator;
+pub use self::state::EndState;
