@@ -1,7 +1,22 @@
 //! The review loops: agents driven by reviewhost, their answers checked before they can
 //! change anything, their assertions run in the sandbox.
 //!
-//! Building blocks, for every loop:
+//! The building blocks every loop uses are in [`core`]; each loop is a folder of its
+//! own, holding its state, its events, its errors and the prompts it builds. A loop
+//! imports the blocks, the blocks never import a loop, and a loop imports another only
+//! where it runs it (the convergence loop runs the fix-diff review as a stage):
+//!
+//! ```text
+//! core/           agent, preset, reply, definitions, trust, init, prompt, gate,
+//!                 contract, workspace, event, error, gitdir, sealed
+//! convergence/ -> core, fix_review
+//! fix_review/  -> core
+//! plan_review/ -> core
+//! plan_gate/   -> core
+//! plan/        -> core
+//! ```
+//!
+//! Building blocks ([`core`]):
 //! - [`agent`]: running one agent (an argv, the prompt on stdin, a timeout), and
 //!   [`agent::Agents`], how a loop calls its agents (within the prompt budget, between
 //!   events);
@@ -10,14 +25,14 @@
 //!   pass aborted);
 //! - [`contract`]: output contracts, what an answer must meet (a JSON Schema, and
 //!   assertions run in the sandbox over the answer), judged through the gate;
-//! - [`workspace`]: `.reviewhost/` (the lock, `state.json`, `events.jsonl`, `reports/`,
-//!   the pass snapshots), with the events in [`event`] and the state files
-//!   authenticated by [`sealed`];
+//! - [`workspace`]: `.reviewhost/` (the lock, the state files, `events.jsonl`,
+//!   `reports/`, the pass snapshots), with the events every loop shares in [`event`] and
+//!   the state files authenticated by [`sealed`];
 //! - [`error`]: why a review stops without an end state, and why a pass was aborted;
 //! - [`definitions`] and [`trust`]: the agents' definitions and configuration, and
 //!   whose are read.
 //!
-//! Loops, each in its own file, each a user of the blocks:
+//! Loops, each in its own folder with its own `event.rs`, each a user of the blocks:
 //! - [`convergence`]: seed 000's assertion-driven convergence loop (`reviewhost
 //!   review`), with its state in [`state`], its answers' parser in [`collect`] and its
 //!   reports in `summary`;
@@ -31,36 +46,19 @@
 //! - [`plan`]: seed 003's phase machine (`reviewhost plan`), each phase's answer held
 //!   to its contract.
 
-pub mod agent;
-pub mod collect;
-pub mod contract;
 pub mod convergence;
-pub mod definitions;
-pub mod error;
-pub mod event;
+pub mod core;
 pub mod fix_review;
-pub mod gate;
-pub mod gitdir;
-pub mod init;
 pub mod plan;
 pub mod plan_gate;
 pub mod plan_review;
-pub mod plan_validator;
-pub mod preset;
-pub mod prompt;
-pub mod reply;
-pub mod sealed;
-pub mod state;
-mod summary;
-pub mod trust;
-pub mod workspace;
 
-pub use convergence::{ReviewOptions, ReviewOutcome, review};
-
-/// SHA-256 of `text`, hex: what a saved or approved plan records of its content.
-pub(crate) fn sha256_hex(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    format!("{:x}", Sha256::digest(text.as_bytes()))
-}
-pub use error::{AbortCause, ReviewError};
-pub use state::EndState;
+// The blocks and the loops' parts keep the paths they have always had
+// (`reviewhost::review::agent`, `reviewhost::review::state`, …).
+pub use self::convergence::{ReviewOptions, ReviewOutcome, collect, review, state};
+pub use self::core::error::{AbortCause, ReviewError};
+pub use self::core::{
+    agent, contract, definitions, error, event, gate, gitdir, init, preset, prompt, reply, sealed, trust, workspace,
+};
+pub use self::plan_gate::plan_validator;
+pub use self::state::EndState;

@@ -8,10 +8,10 @@
 
 use serde_json::Value;
 
-use super::reply::Usage;
 use super::state::PassRecord;
 use crate::assertion::Confidence;
 use crate::report::{inert, inert_lines};
+use crate::review::core::reply::Usage;
 
 fn percent(score: f64) -> u32 {
     Confidence { passed: 0, total: 0, score }.percent()

@@ -21,6 +21,8 @@
 //!
 //! An approved plan's SHA-256 is recorded: `--check` says whether it changed since.
 
+pub mod event;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,16 +31,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::agent::{Agents, Config};
-use super::contract::{self, ContractError};
-use super::definitions::{Definition, Role, Source};
-use super::error::{AbortCause, ReviewError};
-use super::event::Event;
-use super::gate::Rejection;
-use super::prompt::Prompt;
-use super::sha256_hex;
-use super::workspace::Workspace;
+use self::event::Event;
 use crate::report::inert;
+use crate::review::core::agent::{Agents, Config};
+use crate::review::core::contract::{self, ContractError};
+use crate::review::core::definitions::{Definition, Role, Source};
+use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::gate::{Gate, Rejection};
+use crate::review::core::prompt::Prompt;
+use crate::review::core::sha256_hex;
+use crate::review::core::workspace::Workspace;
 use crate::run::Runner;
 use crate::sandbox::{Base, RootDir, read_text};
 
@@ -273,6 +275,13 @@ pub enum PlanReviewError {
     InProgress { dir: PathBuf, plan: String },
 }
 
+/// A plan that cannot be reviewed stops the loop as its own error, its message unchanged.
+impl From<PlanReviewError> for ReviewError {
+    fn from(error: PlanReviewError) -> ReviewError {
+        ReviewError::Loop(Box::new(error))
+    }
+}
+
 /// A plan file: its name relative to the root, and its text.
 fn read_plan(root: &Path, plan: &Path) -> Result<(String, String), PlanReviewError> {
     let error = |reason: String| PlanReviewError::Plan { path: plan.to_path_buf(), reason };
@@ -392,14 +401,11 @@ pub fn review(
         .iter()
         .map(|p| read_plan(root, p).map(|(name, _)| (name, p.clone())))
         .collect::<Result<_, _>>()
-        .map_err(|e| ReviewError::PlanReview(Box::new(e)))?;
+        .map_err(ReviewError::from)?;
     if !options.resume
         && let Some((plan, _)) = state.review_loops.iter().find(|(_, l)| l.status == LoopStatus::Running)
     {
-        return Err(ReviewError::PlanReview(Box::new(PlanReviewError::InProgress {
-            dir: workspace.dir().to_path_buf(),
-            plan: plan.clone(),
-        })));
+        return Err(PlanReviewError::InProgress { dir: workspace.dir().to_path_buf(), plan: plan.clone() }.into());
     }
     if !options.resume || state.correlation_id.is_empty() {
         state.correlation_id = correlation_id();
@@ -499,7 +505,7 @@ impl PlanGate<'_> {
         let cid = state.correlation_id.clone();
         loop {
             let cycle = lp.cycle;
-            let (_, text) = read_plan(self.root, path).map_err(|e| ReviewError::PlanReview(Box::new(e)))?;
+            let (_, text) = read_plan(self.root, path).map_err(ReviewError::from)?;
             let abort = |cause: AbortCause| ReviewError::CycleStopped { plan: name.into(), cycle, cause };
             let mut findings = precheck(self.runner, self.architect, self.root, name, &text).map_err(abort)?;
             let mut agent_verdict = None;
@@ -634,7 +640,7 @@ impl PlanGate<'_> {
             p.fence("previous-findings", &serde_json::to_string_pretty(last).expect("JSON"));
         }
         let spec = self.reviewer.contract.clone().unwrap_or_default();
-        let gate = super::gate::Gate {
+        let gate = Gate {
             wants: "plan review (a verdict with findings)",
             again: "Answer again with only the JSON object {\"verdict\", \"findings\"}; a reject needs findings.",
             retries: spec.retries.unwrap_or(1),
@@ -698,7 +704,7 @@ pub enum Approval {
 
 /// Whether `plan` changed since its review passed.
 pub fn check(root: &Path, plan: &Path) -> Result<Approval, ReviewError> {
-    let (name, text) = read_plan(root, plan).map_err(|e| ReviewError::PlanReview(Box::new(e)))?;
+    let (name, text) = read_plan(root, plan).map_err(ReviewError::from)?;
     let workspace = Workspace::open(root)?;
     let state: PlanReviewState = workspace.load_state(STATE_FILE)?.unwrap_or_default();
     Ok(match state.review_loops.get(&name).and_then(|l| l.approved_sha256.as_deref()) {
@@ -711,6 +717,13 @@ pub fn check(root: &Path, plan: &Path) -> Result<Approval, ReviewError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plan_that_cannot_be_reviewed_stops_with_its_own_message() {
+        let error = ReviewError::from(PlanReviewError::Plan { path: "plans/a.md".into(), reason: "gone".into() });
+        assert!(matches!(&error, ReviewError::Loop(e) if e.is::<PlanReviewError>()));
+        assert_eq!(error.to_string(), "plans/a.md: gone");
+    }
 
     #[test]
     fn the_verdict_is_computed_from_the_findings() {

@@ -33,7 +33,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::event::Event;
+use super::event::LogEvent;
 use super::sealed::StateKey;
 use crate::assertion::FileLock;
 use crate::hostgit::{GitError, HostGit};
@@ -117,7 +117,7 @@ impl Workspace {
     }
 
     /// The saved state, if a review has been started here. Each loop has its own state
-    /// type (seed 000's is [`super::state::State`]).
+    /// type, kept in the loop's folder (seed 000's is the convergence loop's `State`).
     pub fn load_state<S: DeserializeOwned>(&self, name: &str) -> Result<Option<S>, StateError> {
         let path = self.path.join(name);
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
@@ -182,8 +182,9 @@ impl Workspace {
         rustix::fs::unlinkat(&self.dir, CANCEL, rustix::fs::AtFlags::empty()).is_ok()
     }
 
-    /// Appends one event: `{"ts": …, "event": NAME, …fields}` on one line.
-    pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
+    /// Appends one event, the blocks' ([`super::event::Event`]) or a loop's own:
+    /// `{"ts": …, "event": NAME, …fields}` on one line.
+    pub fn event(&self, event: &impl LogEvent) -> Result<(), StateError> {
         append_event(&self.dir, &self.path, event)
     }
 
@@ -240,7 +241,7 @@ impl Workspace {
 /// Appends `event` to `events.jsonl` in `dir` (`path`, for messages). One write(2) per
 /// line with O_APPEND: lines from parallel analysts, and from `reviewhost mcp` processes
 /// the agents start, never mix.
-fn append_event(dir: &File, path: &Path, event: &Event<'_>) -> Result<(), StateError> {
+fn append_event(dir: &File, path: &Path, event: &impl LogEvent) -> Result<(), StateError> {
     let mut line = json!({
         "ts": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
     });
@@ -283,7 +284,7 @@ impl EventLog {
     }
 
     /// Appends one event.
-    pub fn event(&self, event: &Event<'_>) -> Result<(), StateError> {
+    pub fn event(&self, event: &impl LogEvent) -> Result<(), StateError> {
         append_event(&self.dir, &self.path, event)
     }
 }

@@ -1,10 +1,14 @@
 //! Seed 000's state in `state.json`: where the convergence loop is (status, pass, phase),
-//! the passes it has finished and how it ended. [`super::workspace::Workspace`] reads and
-//! writes it; [`super::convergence`] moves it forward.
+//! the passes it has finished and how it ended. [`Workspace`] reads and writes it;
+//! [`super`] (the loop) moves it forward.
+//!
+//! [`Workspace`]: crate::review::core::workspace::Workspace
 
 use serde::{Deserialize, Serialize};
 
-use super::reply::Usage;
+// The refusals a pass records are the ones the agents' ledger books.
+pub use crate::review::core::agent::Refusal;
+use crate::review::core::reply::Usage;
 
 /// The state file of `reviewhost review` in `.reviewhost/`.
 pub const FILE: &str = "state.json";
@@ -69,13 +73,20 @@ pub enum Status {
     Ended,
 }
 
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl Status {
+    /// The status as `state.json` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
             Status::Running => "running",
             Status::Aborted => "aborted",
             Status::Ended => "ended",
-        })
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -135,13 +146,6 @@ pub struct PassRecord {
     /// those carried from earlier passes that its review still reports).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub open_findings: Vec<serde_json::Value>,
-}
-
-/// An agent call in which the agent tried tools it was refused.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Refusal {
-    pub agent: String,
-    pub tools: Vec<String>,
 }
 
 /// How a review ended (exit 0 for `ZeroFindings`, 1 for the others).

@@ -23,21 +23,23 @@
 //!    `zero_findings_lines` or more changed lines appends the request and the answer to
 //!    `.reviewhost/audit-trail.jsonl`, and the round goes on.
 
+pub mod event;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use globset::{Glob, GlobSetBuilder};
 use serde_json::{Value, json};
 
-use super::agent::Agents;
-use super::contract;
-use super::definitions::Definition;
-use super::error::AbortCause;
-use super::event::Event;
-use super::gate::{Gate, Rejection};
-use super::prompt::Prompt;
-use super::workspace::Workspace;
+use self::event::Event;
 use crate::hostgit::{GitError, HostGit};
+use crate::review::core::agent::{Agents, Config};
+use crate::review::core::contract;
+use crate::review::core::definitions::{Definition, Role};
+use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::gate::{Gate, Rejection};
+use crate::review::core::prompt::Prompt;
+use crate::review::core::workspace::Workspace;
 use crate::run::Runner;
 
 /// Bytes one finding description may take in the prompt, after JSON escaping.
@@ -72,6 +74,13 @@ pub enum FixReviewError {
     Unreviewable(String),
     #[error("{path} at the round's start is larger than {limit} KiB, the most reviewhost reads of a rule")]
     RuleTooLarge { path: String, limit: u64 },
+}
+
+/// A round that cannot be reviewed aborts as a loop's own cause, its message unchanged.
+impl From<FixReviewError> for AbortCause {
+    fn from(error: FixReviewError) -> AbortCause {
+        AbortCause::Loop(Box::new(error))
+    }
 }
 
 /// Per file, the new-side line ranges of its hunks (first, last), 1-based.
@@ -516,16 +525,15 @@ pub struct StandaloneOptions {
     /// The findings the round fixed: (id, description).
     pub fixed: Vec<(String, String)>,
     pub zero_findings_lines: u64,
-    pub config: super::agent::Config,
+    pub config: Config,
     pub definitions: Vec<Definition>,
     pub prompt_budget: usize,
 }
 
 /// `reviewhost fix-review`: one round from `--since` to the working tree, as pass 0.
-pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundResult, super::ReviewError> {
-    use super::definitions::Role;
+pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundResult, ReviewError> {
     let workspace = Workspace::open(&options.root)?;
-    let stop = super::ReviewError::RoundStopped;
+    let stop = ReviewError::RoundStopped;
     let start = workspace
         .git()
         .map_err(FixReviewError::from)
@@ -549,7 +557,7 @@ pub fn standalone(runner: &Runner, options: &StandaloneOptions) -> Result<RoundR
         fixed: &options.fixed,
         open: &[],
         zero_findings_lines: options.zero_findings_lines,
-        exclude: &[super::workspace::DIR],
+        exclude: &[crate::review::core::workspace::DIR],
     }
     .run()
     .map_err(stop)
@@ -647,6 +655,18 @@ pub fn reject_verbatim(findings: Vec<Value>, added: &[String]) -> (Vec<Value>, V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_round_that_cannot_be_reviewed_aborts_with_its_own_message() {
+        let cause = AbortCause::from(FixReviewError::Unreviewable("a submodule".into()));
+        assert!(matches!(&cause, AbortCause::Loop(why) if why.is::<FixReviewError>()));
+        assert_eq!(cause.to_string(), "the fix-diff review cannot review this change: a submodule");
+        let stopped = ReviewError::RoundStopped(cause);
+        assert_eq!(
+            stopped.to_string(),
+            "the fix-diff review stopped: the fix-diff review cannot review this change: a submodule"
+        );
+    }
 
     fn diff_of(patch: &str) -> RoundDiff {
         let (hunks, added, _) = parse_patch(patch);

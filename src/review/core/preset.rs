@@ -24,8 +24,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::agent::ResponseFormat;
 use super::definitions::{Definition, Role};
+use super::reply::ResponseFormat;
 
 /// An agent CLI reviewhost has a preset for (`[agent] preset = "…"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -182,7 +182,7 @@ fn toml_string(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::definitions::Source;
+    use crate::review::core::definitions::Source;
 
     fn definition(role: Role, tools: &[&str], model: &str) -> Definition {
         Definition {

@@ -4,11 +4,11 @@
 //!
 //! Each phase is a fresh call of its agent definition (`plan-<phase>`), given the
 //! original request and the accepted answers it builds on. Its answer must meet the
-//! definition's output contract ([`super::contract`]), negative rules included, so the
-//! phases cannot collapse into each other; a violated contract is asked again with the
-//! exact violations, up to the contract's retries, through the one parse gate
-//! ([`super::gate`]). [`Machine::judge`] is the whole decision, block, advance or
-//! complete, and is what the plansmith phase cases test.
+//! definition's output contract ([`contract`]), negative rules included, so the phases
+//! cannot collapse into each other; a violated contract is asked again with the exact
+//! violations, up to the contract's retries, through the one parse gate ([`Gate`]).
+//! [`Machine::judge`] is the whole decision, block, advance or complete, and is what the
+//! plansmith phase cases test. Its events are in [`event`].
 //!
 //! Fixed against the original: a critique that rewrites the plan is refused; explored
 //! files are counted as distinct paths, not lines; the completion promise counts only
@@ -17,19 +17,22 @@
 //! ends the run at its retry cap, and `--max-calls` bounds every agent call. Ends:
 //! [`PlanEnd`], each with its own exit status.
 
+pub mod event;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::agent::{AgentError, Agents, Config};
-use super::contract::{self, ContractError, ContractSpec, Judgement};
-use super::definitions::{Definition, Source};
-use super::error::{AbortCause, ReviewError};
-use super::event::Event;
-use super::gate::{Gate, Rejection};
-use super::prompt::Prompt;
-use super::workspace::Workspace;
+use self::event::Event;
+use crate::review::core::agent::{self, AgentError, Agents, Config};
+use crate::review::core::contract::{self, ContractError, ContractSpec, Judgement};
+use crate::review::core::definitions::{Definition, Source};
+use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::gate::{Gate, Passed, Rejection};
+use crate::review::core::prompt::Prompt;
+use crate::review::core::sha256_hex;
+use crate::review::core::workspace::Workspace;
 use crate::run::Runner;
 use crate::sandbox::{Base, HostReadError, read_text};
 
@@ -348,7 +351,7 @@ pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Resu
                 state.error = Some(reason.clone());
                 workspace.save_state(STATE_FILE, &state)?;
                 workspace.event(&Event::PlanAborted { index: number, phase, reason: &reason })?;
-                return Err(ReviewError::PlanStopped { index: number, phase, cause });
+                return Err(ReviewError::PlanStopped { index: number, phase: phase.as_str(), cause });
             }
         };
         let attempts = passed.value.1;
@@ -384,7 +387,7 @@ fn ask(
     workspace: &Workspace,
     state: &PlanState,
     index: u32,
-) -> Result<super::gate::Passed<(Step, u32)>, AbortCause> {
+) -> Result<Passed<(Step, u32)>, AbortCause> {
     let phase = machine.phase_at(index);
     let d = machine.definition(phase)?;
     let prompt = phase_prompt(machine, state, index);
@@ -481,7 +484,7 @@ fn save_plan(workspace: &Workspace, state: &PlanState, end: PlanEnd) -> Result<O
         generated_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         end_state: end.as_str(),
         phases_run: state.accepted.len(),
-        sha256: super::sha256_hex(&body),
+        sha256: sha256_hex(&body),
         request: &state.request,
     };
     let yaml = serde_yaml_ng::to_string(&front).expect("the front matter serializes");
@@ -492,14 +495,14 @@ fn save_plan(workspace: &Workspace, state: &PlanState, end: PlanEnd) -> Result<O
 /// records. That says the body is intact, not who wrote it: anyone can write a plan
 /// with a matching digest. Read bounded: an answer's worth and its front matter.
 pub fn verify_saved(path: &Path) -> Result<bool, std::io::Error> {
-    let max = super::agent::MAX_STDOUT_BYTES as u64 + (1 << 20);
+    let max = agent::MAX_STDOUT_BYTES as u64 + (1 << 20);
     let text = read_text(&Base::Ambient, path, max).map_err(|e| match e {
         HostReadError::Io(e) => e,
         other => std::io::Error::other(format!("{}: {other}", path.display())),
     })?;
     let Some(rest) = text.strip_prefix("---\n") else { return Ok(false) };
     let Some((front, body)) = rest.split_once("\n---\n") else { return Ok(false) };
-    let digest = super::sha256_hex(body);
+    let digest = sha256_hex(body);
     Ok(front.lines().any(|line| line.trim() == format!("sha256: {digest}")))
 }
 

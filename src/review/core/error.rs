@@ -1,14 +1,18 @@
-//! Why a review stops without an end state (exit 2): a [`ReviewError`], and for an
-//! aborted pass its typed [`AbortCause`]. An abort keeps the state (`--resume` redoes
-//! the pass); every other error is about the workspace, the files or the sandbox.
+//! Why a review stops without an end state (exit 2): a [`ReviewError`], for an aborted
+//! pass its typed [`AbortCause`], and for a failed agent call its [`AgentError`]. An
+//! abort keeps the state (`--resume` redoes the pass); every other error is about the
+//! workspace, the files or the sandbox.
+//!
+//! The loops' own errors are theirs, in their folders: they reach these two types boxed
+//! ([`ReviewError::Loop`], [`AbortCause::Loop`]), with their messages unchanged, and
+//! what a variant says of a loop (a status, a phase) it carries as the text it shows.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use super::agent::AgentError;
 use super::contract::ContractError;
 use super::definitions::{DefinitionError, Role};
 use super::prompt::OverBudget;
-use super::state::Status;
 use super::workspace::StateError;
 use crate::assertion;
 
@@ -20,8 +24,9 @@ pub enum ReviewError {
     State(#[from] StateError),
     #[error(transparent)]
     Definition(#[from] DefinitionError),
+    /// `status` is the convergence loop's status as `state.json` names it.
     #[error("a review is in progress in {} (pass {pass}, {status}): continue it with --resume, or remove the directory to start over", dir.display())]
-    InProgress { dir: PathBuf, pass: u32, status: Status },
+    InProgress { dir: PathBuf, pass: u32, status: &'static str },
     #[error("there is no review to resume in {}", dir.display())]
     NothingToResume { dir: PathBuf },
     #[error("pass {pass} aborted: {cause} (state kept; continue with `reviewhost review --resume`)")]
@@ -29,15 +34,17 @@ pub enum ReviewError {
     /// `reviewhost plan-review` stopped in a plan's cycle without a verdict.
     #[error("the review of {plan} stopped in cycle {cycle}: {cause} (continue with `reviewhost plan-review --resume`)")]
     CycleStopped { plan: Box<str>, cycle: u32, cause: AbortCause },
-    /// `reviewhost plan-review` cannot review a plan.
+    /// A loop's own error, shown as it is: `reviewhost plan-review` or `reviewhost
+    /// plan-gate` cannot review a plan.
     #[error(transparent)]
-    PlanReview(Box<super::plan_review::PlanReviewError>),
+    Loop(Box<dyn std::error::Error + Send + Sync>),
     /// `reviewhost fix-review` could not review its round.
     #[error("the fix-diff review stopped: {0}")]
     RoundStopped(AbortCause),
-    /// `reviewhost plan` stopped in a phase without an end state.
+    /// `reviewhost plan` stopped in a phase without an end state (`phase` named as the
+    /// plan's events name it).
     #[error("plan stopped in phase {index} ({phase}): {cause}")]
-    PlanStopped { index: u32, phase: super::plan::PlanPhase, cause: AbortCause },
+    PlanStopped { index: u32, phase: &'static str, cause: AbortCause },
     #[error(transparent)]
     Run(#[from] crate::run::RunError),
     #[error(transparent)]
@@ -81,9 +88,53 @@ pub enum AbortCause {
     /// An answer's output contract could not judge it.
     #[error(transparent)]
     Contract(#[from] ContractError),
-    /// A fix round could not be reviewed.
+    /// A loop's own reason, shown as it is: a fix round could not be reviewed.
     #[error(transparent)]
-    FixReview(#[from] super::fix_review::FixReviewError),
+    Loop(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Why an agent call produced no answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    #[error("agent '{agent}': {reason}")]
+    Config { agent: String, reason: String },
+    #[error("agent '{agent}': cannot start {program}: {reason}")]
+    Spawn { agent: String, program: String, reason: String },
+    #[error("agent '{agent}': timed out after {}", humantime::format_duration(*timeout))]
+    Timeout { agent: String, timeout: Duration },
+    #[error("agent '{agent}': exited with status {code}{}", tail(stderr))]
+    Exit { agent: String, code: i32, stderr: String },
+    /// A non-zero exit whose output says why (an API error in Claude's envelope).
+    #[error("agent '{agent}': exited with status {code}: {reason}")]
+    Reported { agent: String, code: i32, reason: String },
+    #[error("agent '{agent}': {reason}")]
+    Response { agent: String, reason: String },
+    /// A writing agent changed files in `.git/` that make git run commands.
+    #[error(
+        "agent '{agent}' changed {} in the repository's .git directory, from where git would run commands; \
+         the pass stops before git runs again (check and restore them, then --resume)",
+        paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    GitTampered { agent: String, paths: Vec<PathBuf> },
+    /// The review's spending passed `--max-cost` with this call.
+    #[error("agent '{agent}': the review has spent ${spent:.4}, over --max-cost ${limit:.4}")]
+    CostLimit { agent: String, spent: f64, limit: f64 },
+    /// The loop's cap on agent calls was reached before this call.
+    #[error("agent '{agent}': not called: the loop has made its {limit} agent calls (--max-calls)")]
+    CallLimit { agent: String, limit: u32 },
+    /// The operator cancelled the loop (Ctrl-C, or the loop's `--cancel`).
+    #[error("agent '{agent}': cancelled")]
+    Cancelled { agent: String },
+}
+
+fn tail(stderr: &str) -> String {
+    let last: Vec<&str> = stderr.lines().rev().take(3).collect();
+    if last.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", last.into_iter().rev().collect::<Vec<_>>().join(" | "))
+    }
 }
 
 fn times(n: u32) -> String {

@@ -4,9 +4,10 @@
 //! unusable answer is ever used.
 //!
 //! The gate knows nothing of what it checks: the parser is the caller's (seed 000's
-//! `## Assertions` block is [`super::collect::assertions`]; an output contract is
-//! [`super::contract::judge`]). Each failed attempt is a `parse_gate` event with the
-//! reason. A parser that cannot judge at all ([`Rejection::Stop`]) ends the call at once.
+//! `## Assertions` block is parsed by the convergence loop's `collect`; an output
+//! contract is [`super::contract::judge`]). Each failed attempt is a `parse_gate` event
+//! with the reason. A parser that cannot judge at all ([`Rejection::Stop`]) ends the
+//! call at once.
 
 use super::agent::Agents;
 use super::definitions::Definition;

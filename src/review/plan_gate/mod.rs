@@ -6,7 +6,7 @@
 //! 1. the author (`plan-author`, a writing agent) writes the plan from `--idea`, or
 //!    revises it from the feedback, given in precedence order conformance, overviewer,
 //!    critic;
-//! 2. **conformance**, deterministic ([`super::plan_validator`]: tugutil validate's
+//! 2. **conformance**, deterministic ([`plan_validator`]: tugutil validate's
 //!    codes and the structural rules), beside the **critic** (`plan-critic`); each
 //!    recommendation is recomputed here from the findings (the critic's first-review and
 //!    re-review rules differ), and a disagreeing field is logged, never obeyed;
@@ -29,6 +29,9 @@
 //! The answers are kept in the state (`overviewer_question_answers`) and given to the
 //! author with the overviewer's findings, never to the overviewer.
 
+pub mod event;
+pub mod plan_validator;
+
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -36,17 +39,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::agent::{Agents, Config};
-use super::contract;
-use super::definitions::{Definition, Role};
-use super::error::{AbortCause, ReviewError};
-use super::event::Event;
-use super::gate::{Gate, Rejection};
-use super::plan_validator;
-use super::prompt::Prompt;
-use super::sha256_hex;
-use super::workspace::Workspace;
+use self::event::Event;
 use crate::report::inert;
+use crate::review::core::agent::{Agents, Config};
+use crate::review::core::contract;
+use crate::review::core::definitions::{Definition, Role};
+use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::gate::{Gate, Rejection};
+use crate::review::core::prompt::Prompt;
+use crate::review::core::sha256_hex;
+use crate::review::core::workspace::Workspace;
 use crate::run::Runner;
 use crate::sandbox::{Base, read_file};
 
@@ -428,11 +430,16 @@ pub fn gate(
     Ok(state)
 }
 
+/// Why the gate cannot take a plan: it is not inside the root, or cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanGateError {
+    #[error("{}: {reason}", path.display())]
+    Plan { path: PathBuf, reason: String },
+}
+
 fn stopped(plan: &str, reason: &str) -> ReviewError {
-    ReviewError::PlanReview(Box::new(super::plan_review::PlanReviewError::Plan {
-        path: PathBuf::from(plan),
-        reason: reason.into(),
-    }))
+    ReviewError::Loop(Box::new(PlanGateError::Plan { path: PathBuf::from(plan), reason: reason.into() }))
 }
 
 /// The plan's path relative to the root; it must lie inside it (it may not exist yet).

@@ -16,6 +16,20 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// How agent responses are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResponseFormat {
+    /// stdout is the answer.
+    #[default]
+    Text,
+    /// stdout is Claude Code's `-p --output-format json` envelope or its `stream-json`
+    /// lines; the answer is the envelope's `result` ([`claude`]).
+    ClaudeJson,
+    /// stdout is Codex's `exec --json` events ([`codex`]).
+    CodexJson,
+}
+
 /// Tokens, turns and cost of one call, as far as the CLI reports them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {

@@ -37,7 +37,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+// The error of an agent call is with the other errors, and how a response is read with
+// the reading of it; both keep their paths here.
+pub use super::error::AgentError;
+pub use super::reply::ResponseFormat;
 
 use super::definitions::{Definition, Role};
 use super::error::AbortCause;
@@ -46,26 +51,11 @@ use super::gitdir::Seal;
 use super::preset::{self, Preset};
 use super::prompt::Prompt;
 use super::reply::{self, Reply, Usage};
-use super::state::Refusal;
 use super::workspace::Workspace;
 use crate::sandbox::{Base, HostReadError, read_text};
 
 /// The config file's name (in the user's configuration directory, or at the root).
 pub const CONFIG_FILE: &str = "reviewhost.toml";
-
-/// How agent responses are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ResponseFormat {
-    /// stdout is the answer.
-    #[default]
-    Text,
-    /// stdout is Claude Code's `-p --output-format json` envelope or its `stream-json`
-    /// lines; the answer is the envelope's `result` ([`super::reply::claude`]).
-    ClaudeJson,
-    /// stdout is Codex's `exec --json` events ([`super::reply::codex`]).
-    CodexJson,
-}
 
 /// `[agent]` or `[agents.NAME]`: every field optional so a per-agent table overrides
 /// only what it names.
@@ -269,56 +259,12 @@ mod humantime_serde_opt {
     }
 }
 
-/// Why an agent call produced no answer.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentError {
-    #[error("agent '{agent}': {reason}")]
-    Config { agent: String, reason: String },
-    #[error("agent '{agent}': cannot start {program}: {reason}")]
-    Spawn { agent: String, program: String, reason: String },
-    #[error("agent '{agent}': timed out after {}", humantime::format_duration(*timeout))]
-    Timeout { agent: String, timeout: Duration },
-    #[error("agent '{agent}': exited with status {code}{}", tail(stderr))]
-    Exit { agent: String, code: i32, stderr: String },
-    /// A non-zero exit whose output says why (an API error in Claude's envelope).
-    #[error("agent '{agent}': exited with status {code}: {reason}")]
-    Reported { agent: String, code: i32, reason: String },
-    #[error("agent '{agent}': {reason}")]
-    Response { agent: String, reason: String },
-    /// A writing agent changed files in `.git/` that make git run commands.
-    #[error(
-        "agent '{agent}' changed {} in the repository's .git directory, from where git would run commands; \
-         the pass stops before git runs again (check and restore them, then --resume)",
-        paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-    )]
-    GitTampered { agent: String, paths: Vec<PathBuf> },
-    /// The review's spending passed `--max-cost` with this call.
-    #[error("agent '{agent}': the review has spent ${spent:.4}, over --max-cost ${limit:.4}")]
-    CostLimit { agent: String, spent: f64, limit: f64 },
-    /// The loop's cap on agent calls was reached before this call.
-    #[error("agent '{agent}': not called: the loop has made its {limit} agent calls (--max-calls)")]
-    CallLimit { agent: String, limit: u32 },
-    /// The operator cancelled the loop (Ctrl-C, or the loop's `--cancel`).
-    #[error("agent '{agent}': cancelled")]
-    Cancelled { agent: String },
-}
-
 /// Set when the operator interrupts (the CLI's Ctrl-C handler): a running agent is
 /// killed with its process group, and no agent is started again.
 pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
-}
-
-fn tail(stderr: &str) -> String {
-    let last: Vec<&str> = stderr.lines().rev().take(3).collect();
-    if last.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", last.into_iter().rev().collect::<Vec<_>>().join(" | "))
-    }
 }
 
 /// One finished call.
@@ -472,6 +418,13 @@ pub struct Agents<'a> {
     pub max_cost: Option<f64>,
     /// `--max-calls`: agent calls the loop may make in all, retries included.
     pub max_calls: Option<u32>,
+}
+
+/// An agent call in which the agent tried tools it was refused.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Refusal {
+    pub agent: String,
+    pub tools: Vec<String>,
 }
 
 /// What a loop's agent calls used and were refused, since the loop last took it

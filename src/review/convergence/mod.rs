@@ -16,25 +16,29 @@
 //! `state.json`, so an aborted pass (a failed agent call, a second unusable answer) is
 //! resumed with `--resume` from its start: merging by id makes redoing it harmless.
 
+pub mod collect;
+pub mod event;
+pub mod state;
+mod summary;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSetBuilder};
 use serde_json::{Value, json};
 
-use super::agent::{AgentError, Agents, Config, Ledger};
-use super::collect;
-use super::definitions::{Definition, Role};
-use super::error::{AbortCause, ReviewError};
-use super::event::{Aborted, Ending, Event};
-use super::gate::Gate;
-use super::prompt::Prompt;
-use super::reply::Usage;
-use super::state::{self, EndState, PassRecord, Phase, ReviewFrom, State};
-use super::summary;
-use super::workspace::{self, Workspace};
+use self::event::{Aborted, Ending, Event};
+use self::state::{EndState, PassRecord, Phase, ReviewFrom, State};
 use crate::assertion::{self, AssertionsFile, FileLock, Status};
 use crate::report::inert;
+use crate::review::core::agent::{AgentError, Agents, Config, Ledger};
+use crate::review::core::definitions::{Definition, Role};
+use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::gate::Gate;
+use crate::review::core::prompt::Prompt;
+use crate::review::core::reply::Usage;
+use crate::review::core::workspace::{self, Workspace};
+use crate::review::fix_review::{self, FixReviewError};
 use crate::run::{RunOptions, RunReport, Runner};
 
 /// What `reviewhost review` is asked to do.
@@ -46,7 +50,7 @@ pub struct ReviewOptions {
     pub max_passes: u32,
     pub resume: bool,
     /// The agent configuration and definitions, from the sources the operator trusts
-    /// ([`super::trust::load`]).
+    /// ([`crate::review::core::trust::load`]).
     pub config: Config,
     pub definitions: Vec<Definition>,
     /// Bytes a prompt may have.
@@ -97,7 +101,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             return Err(ReviewError::InProgress {
                 dir: workspace.dir().to_path_buf(),
                 pass: state.pass,
-                status: state.status,
+                status: state.status.as_str(),
             });
         }
         (_, false) => State {
@@ -548,7 +552,7 @@ impl<'a> Convergence<'a> {
         let mut reviewed = Reviewed::default();
         for round in 1..=rounds {
             let carried: Vec<(String, String)> = open.iter().map(finding_text).collect();
-            let outcome = super::fix_review::Round {
+            let outcome = fix_review::Round {
                 agents: &self.agents,
                 runner: self.runner,
                 workspace: self.workspace,
@@ -564,7 +568,7 @@ impl<'a> Convergence<'a> {
             .run();
             let result = match outcome {
                 Ok(result) => result,
-                Err(AbortCause::FixReview(why)) => {
+                Err(AbortCause::Loop(why)) if why.is::<FixReviewError>() => {
                     let why = why.to_string();
                     writeln!(
                         self.out,
