@@ -24,11 +24,12 @@ Examples:
   reviewhost fix-review --since main --findings round-2-findings.json
 
 Exit codes: 0 no critical or high finding, 1 critical or high findings, 2 could not run
-(a bad REF, a prompt over --prompt-budget, an unusable answer twice, a failed agent call).")]
+(a bad REF, a prompt over --prompt-budget, an unusable answer twice, a failed agent call,
+--max-cost or --max-calls reached), 130 cancelled (Ctrl-C or --cancel).")]
 pub struct FixReviewArgs {
     /// Where the round started: a commit, branch or tag.
-    #[arg(long, value_name = "REF")]
-    since: String,
+    #[arg(long, value_name = "REF", required_unless_present = "cancel")]
+    since: Option<String>,
     /// The repository.
     #[arg(default_value = ".")]
     path: PathBuf,
@@ -48,6 +49,10 @@ const MAX_FINDINGS_BYTES: u64 = 16 << 20;
 pub fn fix_review(args: FixReviewArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::ReviewError;
     use reviewhost::review::fix_review::{self, StandaloneOptions};
+    if let Some(exit) = args.agents.cancel(&args.path)? {
+        return Ok(exit);
+    }
+    let since = args.since.expect("clap requires --since without --cancel");
     let fixed = match &args.findings {
         None => Vec::new(),
         Some(path) => {
@@ -59,7 +64,7 @@ pub fn fix_review(args: FixReviewArgs) -> anyhow::Result<Exit> {
     let ready = args.agents.load(&args.path)?;
     let options = StandaloneOptions {
         root: args.path,
-        since: args.since,
+        since,
         fixed,
         zero_findings_lines: args.zero_findings_lines,
         config: ready.config,
@@ -68,6 +73,11 @@ pub fn fix_review(args: FixReviewArgs) -> anyhow::Result<Exit> {
     };
     let result = match fix_review::standalone(&ready.runner, &options) {
         Ok(result) => result,
+        // Cancelled by the operator (`--cancel`, Ctrl-C): 130, as a shell reports SIGINT.
+        Err(error) if error.cancelled() => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            return Ok(Exit::Ended(130));
+        }
         Err(error @ ReviewError::RoundStopped(_)) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
             return Ok(Exit::CouldNotRun);

@@ -31,8 +31,12 @@ call), 3 retries exhausted (a phase never met its contract), 4 --max-calls reach
 130 cancelled (Ctrl-C or --cancel).")]
 pub struct PlanArgs {
     /// What to plan, in your words (re-injected into every phase).
-    #[arg(required_unless_present = "cancel")]
+    #[arg(required_unless_present_any = ["cancel", "resume"])]
     request: Option<String>,
+    /// Continue the run stopped in .reviewhost/plan-state.json (failed, cancelled or at
+    /// its call limit) from its phase, with its request and accepted answers.
+    #[arg(long, conflicts_with = "request")]
+    resume: bool,
     /// The repository the plan is for (read-only to the agent).
     #[arg(long, default_value = ".")]
     root: PathBuf,
@@ -43,55 +47,40 @@ pub struct PlanArgs {
     /// plus 2].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     max_phases: Option<u32>,
-    /// Agent calls the run may make in all, retries included [default: 3 per phase
-    /// that may run].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    max_calls: Option<u32>,
     /// Times a phase's answer that misses its contract is asked again [default: the
     /// contract's, else 3].
     #[arg(long)]
     retries: Option<u32>,
-    /// Ask the plan running in --root to stop before its next agent call, and exit.
-    #[arg(long)]
-    cancel: bool,
     #[command(flatten)]
     agents: LoopArgs,
 }
 
 pub fn plan(args: PlanArgs) -> anyhow::Result<Exit> {
+    use reviewhost::review::ReviewError;
     use reviewhost::review::plan::{self, PlanOptions};
-    use reviewhost::review::{ReviewError, workspace};
-    if args.cancel {
-        let marker = workspace::request_cancel(&args.root)?;
-        println!(
-            "Asked the plan running in {} to stop before its next agent call ({}).",
-            args.root.display(),
-            marker.display()
-        );
-        return Ok(Exit::Clean);
+    if let Some(exit) = args.agents.cancel(&args.root)? {
+        return Ok(exit);
     }
-    let request = args.request.expect("clap requires a request without --cancel");
-    if request.trim().is_empty() {
+    let request = args.request.unwrap_or_default();
+    if !args.resume && request.trim().is_empty() {
         anyhow::bail!("the request is empty: say what to plan");
     }
+    let max_calls = args.agents.max_calls;
     let ready = args.agents.load(&args.root)?;
     let runner = ready.runner;
     let max_phases = args.max_phases.unwrap_or(plan::phases(args.refine).len() as u32 + 2);
     let options = PlanOptions {
         root: args.root,
         request,
+        resume: args.resume,
         refine: args.refine,
         max_phases,
-        max_calls: args.max_calls.unwrap_or(max_phases.saturating_mul(3)),
+        max_calls: max_calls.unwrap_or(max_phases.saturating_mul(3)),
         retries: args.retries,
         config: ready.config,
         definitions: ready.definitions,
         prompt_budget: ready.prompt_budget,
     };
-    // Ctrl-C (or SIGTERM) kills the running agent and ends the run as "cancelled".
-    let _ = ctrlc::set_handler(|| {
-        reviewhost::review::agent::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-    });
     let mut stdout = std::io::stdout().lock();
     match plan::plan(&runner, &options, &mut stdout) {
         Ok(outcome) => {
@@ -103,6 +92,11 @@ pub fn plan(args: PlanArgs) -> anyhow::Result<Exit> {
                 1 => Exit::Findings,
                 code => Exit::Ended(code),
             })
+        }
+        // Cancelled by the operator (`--cancel`, Ctrl-C): 130, as a shell reports SIGINT.
+        Err(error) if error.cancelled() => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            Ok(Exit::Ended(130))
         }
         Err(error @ ReviewError::PlanStopped { .. }) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));

@@ -34,11 +34,13 @@ Examples:
   reviewhost plan-gate plans/plan.md --on-escalate abort
 
 Exit codes: 0 approved (or accepted as-is by a person), 1 aborted by a person, 2 could
-not run (a failed agent call, an unusable answer twice), 4 waiting for a decision or
-for answers.")]
+not run (a failed agent call, an unusable answer twice, --max-cost or --max-calls
+reached; continue with --resume), 4 waiting for a decision or for answers, 130
+cancelled (Ctrl-C or --cancel).")]
 pub struct PlanGateArgs {
     /// The plan file, inside the root (written by the author with --idea).
-    plan: PathBuf,
+    #[arg(required_unless_present = "cancel")]
+    plan: Option<PathBuf>,
     /// Have the author write the plan from this idea first.
     #[arg(long)]
     idea: Option<String>,
@@ -168,6 +170,10 @@ fn read_answers(path: &std::path::Path) -> anyhow::Result<BTreeMap<String, Strin
 pub fn plan_gate(args: PlanGateArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::ReviewError;
     use reviewhost::review::plan_gate::{self, GateOptions, GateStatus};
+    if let Some(exit) = args.agents.cancel(&args.root)? {
+        return Ok(exit);
+    }
+    let plan = args.plan.expect("clap requires the plan without --cancel");
     let ready = args.agents.load(&args.root)?;
     let answers = args.answers.as_deref().map(read_answers).transpose()?.unwrap_or_default();
     let questions = args.questions.or(ready.config.plan_gate.questions.clone()).unwrap_or_else(|| "ask".into());
@@ -179,7 +185,7 @@ pub fn plan_gate(args: PlanGateArgs) -> anyhow::Result<Exit> {
     };
     let options = GateOptions {
         root: args.root,
-        plan: args.plan,
+        plan,
         idea: args.idea,
         resume: args.resume,
         questions,
@@ -207,6 +213,11 @@ pub fn plan_gate(args: PlanGateArgs) -> anyhow::Result<Exit> {
             GateStatus::Aborted => Exit::Findings,
             GateStatus::NeedsDecision | GateStatus::NeedsAnswers | GateStatus::Running => Exit::Ended(4),
         }),
+        // Cancelled by the operator (`--cancel`, Ctrl-C): 130, as a shell reports SIGINT.
+        Err(error) if error.cancelled() => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            Ok(Exit::Ended(130))
+        }
         Err(error @ ReviewError::CycleStopped { .. }) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
             Ok(Exit::CouldNotRun)

@@ -28,11 +28,12 @@ Examples:
   reviewhost plan-review --check plans/01-01-PLAN.md
 
 Exit codes: 0 every plan passed, 2 could not run (a bad plan path, a failed agent call,
-an unusable answer twice), 3 HARD STOP (a plan still rejected at the cap).
+an unusable answer twice, --max-cost or --max-calls reached; continue with --resume),
+3 HARD STOP (a plan still rejected at the cap), 130 cancelled (Ctrl-C or --cancel).
 With --check: 0 the plan is as approved, 1 it changed since, 3 it was never approved.")]
 pub struct PlanReviewArgs {
     /// The plan files (Markdown with YAML front matter), inside the root.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "cancel")]
     plans: Vec<PathBuf>,
     /// The repository the plans are for.
     #[arg(long, default_value = ".")]
@@ -53,6 +54,9 @@ pub struct PlanReviewArgs {
 pub fn plan_review(args: PlanReviewArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::ReviewError;
     use reviewhost::review::plan_review::{self, Approval, PlanReviewOptions};
+    if let Some(exit) = args.agents.cancel(&args.root)? {
+        return Ok(exit);
+    }
     if args.check {
         let mut worst = Exit::Clean;
         for plan in &args.plans {
@@ -86,6 +90,11 @@ pub fn plan_review(args: PlanReviewArgs) -> anyhow::Result<Exit> {
     match plan_review::review(&ready.runner, &options, &mut stdout) {
         Ok(outcome) if outcome.halted => Ok(Exit::Ended(3)),
         Ok(_) => Ok(Exit::Clean),
+        // Cancelled by the operator (`--cancel`, Ctrl-C): 130, as a shell reports SIGINT.
+        Err(error) if error.cancelled() => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            Ok(Exit::Ended(130))
+        }
         Err(error @ ReviewError::CycleStopped { .. }) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
             Ok(Exit::CouldNotRun)

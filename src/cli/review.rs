@@ -34,7 +34,8 @@ Examples:
 After an aborted pass (exit 2): reviewhost review --resume
 
 Exit codes: 0 converged (every assertion passes), 1 stopped with failures,
-2 aborted (a failed agent call or an unusable answer; continue with --resume).")]
+2 aborted (a failed agent call, an unusable answer or --max-calls reached; continue
+with --resume), 130 cancelled (Ctrl-C or --cancel).")]
 pub struct ReviewArgs {
     /// The repository to review.
     #[arg(default_value = ".")]
@@ -48,10 +49,6 @@ pub struct ReviewArgs {
     /// The assertions file, relative to PATH.
     #[arg(long, default_value = ".claude/state/review-assertions.json")]
     assertions: PathBuf,
-    /// End the review (end state "Cost limit", exit 1) once the agents have spent more than
-    /// USD, as their CLIs price it (Claude Code reports a cost; Codex does not).
-    #[arg(long, value_name = "USD", value_parser = parse_cost)]
-    max_cost: Option<f64>,
     /// Fix-diff reviews per pass, after the implementer and fix-agent (0: none); a review
     /// with critical or high findings sends them to the fix-agent, then reviews again.
     #[arg(long, default_value_t = 2)]
@@ -66,6 +63,9 @@ pub struct ReviewArgs {
 
 pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
     use reviewhost::review::{self, EndState, ReviewError, ReviewOptions};
+    if let Some(exit) = args.agents.cancel(&args.path)? {
+        return Ok(exit);
+    }
     let ready = args.agents.load(&args.path)?;
     let runner = ready.runner;
     let options = ReviewOptions {
@@ -76,7 +76,6 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
         config: ready.config,
         definitions: ready.definitions,
         prompt_budget: ready.prompt_budget,
-        max_cost: args.max_cost,
         fix_review_rounds: args.fix_review_rounds,
         zero_findings_lines: args.zero_findings_lines,
     };
@@ -86,18 +85,15 @@ pub fn review(args: ReviewArgs) -> anyhow::Result<Exit> {
             let _ = writeln!(stdout, "Final report: {}", outcome.final_report.display());
             Ok(Exit::clean_if(outcome.end == EndState::ZeroFindings))
         }
+        // Cancelled by the operator (`--cancel`, Ctrl-C): 130, as a shell reports SIGINT.
+        Err(error) if error.cancelled() => {
+            eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
+            Ok(Exit::Ended(130))
+        }
         Err(error @ ReviewError::Aborted { .. }) => {
             eprintln!("reviewhost: {}", inert_lines(&error.to_string(), ""));
             Ok(Exit::CouldNotRun)
         }
         Err(error) => Err(error.into()),
-    }
-}
-
-/// `--max-cost`: a positive amount of USD.
-fn parse_cost(text: &str) -> Result<f64, String> {
-    match text.trim_start_matches('$').parse::<f64>() {
-        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
-        _ => Err(format!("'{text}' is not a positive amount of USD (e.g. 2.50)")),
     }
 }

@@ -391,3 +391,28 @@ fn critical_diff_findings_go_to_the_fix_agent_and_block_zero_findings() {
         (Some(1), Some("Budget reached"))
     );
 }
+
+/// The options every loop takes, in `fix-review` and `review`: `--max-calls` stops the
+/// round before an answer is asked again (exit 2); `--cancel` from another process stops
+/// a review before its next call (exit 130).
+#[test]
+fn fix_review_and_review_take_the_loops_shared_options() {
+    let repo = repo(json!({"fix-diff-reviewer": [{"response": "not JSON"}, answer(json!([]))]}));
+    repo.write("src/lib.rs", "pub fn f() { let x = 1; }\n");
+    let out = repo.fix_review(&["--max-calls", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("calls"), "{}", stderr(&out));
+    assert_eq!(repo.calls("fix-diff-reviewer"), 1);
+
+    // An analyst finds what the implementer would fix next: cancelled before that call.
+    let finds = analysis(json!([todo_assertion()]));
+    let slow = json!([{"response": finds["response"], "sleep": 2.0}]);
+    let cancelled = self::repo(json!({"principles-analyst": slow}));
+    let mut running = cancelled.0.command("review");
+    running.arg(&cancelled.root);
+    let mut cancel = cancelled.0.command("review");
+    cancel.arg(&cancelled.root).arg("--cancel");
+    let out = cancel_once_started(running, &cancelled.root, "principles-analyst", cancel);
+    assert_eq!(out.status.code(), Some(130), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(cancelled.calls("implementer"), 0);
+}

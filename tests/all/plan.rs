@@ -409,3 +409,41 @@ fn a_plan_refuses_bad_input_with_exit_2() {
     assert!(stderr(&out).contains("plan stopped in phase 1 (understand)"), "{}", stderr(&out));
     assert_eq!(repo.state()["status"], "failed");
 }
+
+/// A run stopped at its call limit continues with `--resume` from the phase it stopped
+/// in, with its request and accepted answers; a completed run is not resumed.
+#[test]
+fn a_plan_stopped_at_its_call_limit_is_resumed() {
+    let repo = repo(json!({
+        "plan-understand": [understand()],
+        "plan-explore": [explore()],
+        "plan-alternatives": [alternatives()],
+        "plan-draft": [say(PLAN)],
+        "plan-critique": [critique()],
+        "plan-revise": [say(PLAN), say(&format!("{PLAN}\n<promise>PLAN_OK</promise>\n"))],
+    }));
+    let out = repo.plan(&["--max-calls", "2"]);
+    assert_eq!(code(&out), Some(4), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        (repo.state()["end_state"].as_str(), repo.state()["index"].as_u64()),
+        (Some("call_limit_reached"), Some(2))
+    );
+    let resume = |args: &[&str]| {
+        repo.0.command("plan").arg("--resume").arg("--root").arg(&repo.root).args(args).output().unwrap()
+    };
+    let out = resume(&[]);
+    assert_eq!(code(&out), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("Plan: completed after 8 phases and 8 agent calls."), "{}", stdout(&out));
+    assert_eq!(
+        (repo.calls("plan-understand"), repo.calls("plan-explore")),
+        (1, 1),
+        "accepted phases are not asked again"
+    );
+    let alternatives = repo.prompt("plan-alternatives", 1);
+    assert!(alternatives.contains("Add rate limiting to the login endpoint"), "the request is the stopped run's");
+    assert!(alternatives.contains("src/auth/session.ts"), "the accepted answers are given: {alternatives}");
+    // Nothing to resume once it completed.
+    let out = resume(&[]);
+    assert_eq!(code(&out), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("there is no review to resume"), "{}", stderr(&out));
+}

@@ -607,3 +607,30 @@ fn a_person_at_a_terminal_answers_the_overviewers_question() {
     assert!(repo.prompt("plan-author", 1).contains("Per account."));
     assert_eq!(repo.state()["overviewer_question_answers"]["OQ1"], "Per account.");
 }
+
+/// The options every loop takes: `--max-calls` stops the gate (exit 2, to be resumed),
+/// `--cancel` from another process stops it before its next call (exit 130).
+#[test]
+fn the_gate_takes_the_loops_shared_options() {
+    let script = || {
+        json!({"plan-critic": [{"response": critic(json!([]), "APPROVE")["response"], "sleep": 2.0}],
+               "plan-overviewer": [overviewer(json!([]), json!([]), "APPROVE")]})
+    };
+    let capped = repo(script(), Some(PLAN));
+    let out = capped.gate(&["--max-calls", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("continue with `reviewhost plan-gate --resume`"), "{}", stderr(&out));
+    assert_eq!((capped.calls("plan-critic"), capped.calls("plan-overviewer")), (1, 0));
+    // Resumed with room for the overviewer: approved.
+    let out = capped.gate(&["--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+
+    let cancelled = repo(script(), Some(PLAN));
+    let mut running = cancelled.0.command("plan-gate");
+    running.args(["plans/plan.md", "--root"]).arg(&cancelled.root).stdin(std::process::Stdio::null());
+    let mut cancel = cancelled.0.command("plan-gate");
+    cancel.args(["--cancel", "--root"]).arg(&cancelled.root);
+    let out = cancel_once_started(running, &cancelled.root, "plan-critic", cancel);
+    assert_eq!(out.status.code(), Some(130), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(cancelled.calls("plan-overviewer"), 0);
+}

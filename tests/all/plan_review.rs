@@ -353,3 +353,27 @@ fn a_plan_outside_the_root_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not inside the reviewed root"), "{}", stderr(&out));
 }
+
+/// The options every loop takes: `--max-calls` stops the review before the architect
+/// (exit 2), `--cancel` from another process stops it before its next call (exit 130).
+#[test]
+fn plan_review_takes_the_loops_shared_options() {
+    let rejecting = || {
+        json!({"plan-reviewer": [{"response": verdict("reject", json!([high("F1")]))["response"], "sleep": 2.0}],
+               "plan-architect": [{"response": "revised", "edits": {"plans/01-01-PLAN.md": GOOD}}]})
+    };
+    let capped = repo(rejecting(), &[("plans/01-01-PLAN.md", GOOD)]);
+    let out = capped.review(&["plans/01-01-PLAN.md", "--max-calls", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("calls"), "{}", stderr(&out));
+    assert_eq!(capped.calls("plan-architect"), 0);
+
+    let cancelled = repo(rejecting(), &[("plans/01-01-PLAN.md", GOOD)]);
+    let mut running = cancelled.0.command("plan-review");
+    running.args(["plans/01-01-PLAN.md", "--root"]).arg(&cancelled.root);
+    let mut cancel = cancelled.0.command("plan-review");
+    cancel.args(["--cancel", "--root"]).arg(&cancelled.root);
+    let out = cancel_once_started(running, &cancelled.root, "plan-reviewer", cancel);
+    assert_eq!(out.status.code(), Some(130), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(cancelled.calls("plan-architect"), 0);
+}

@@ -244,3 +244,25 @@ impl Scripted {
         serde_json::from_str(&std::fs::read_to_string(self.root.join(".reviewhost").join(name)).unwrap()).unwrap()
     }
 }
+
+/// Starts `running` (a loop over `root`), waits until agent `agent` has started (its
+/// `agent_start` in `root`'s events), runs `cancel` (the loop's `--cancel` for that root,
+/// which must exit 0), and returns how the loop ended.
+pub fn cancel_once_started(mut running: Command, root: &Path, agent: &str, mut cancel: Command) -> Output {
+    let child = running.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let started = std::time::Instant::now();
+    let log = root.join(".reviewhost/events.jsonl");
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .any(|e| e["event"] == "agent_start" && e["agent"] == agent)
+    {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{agent} never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let asked = cancel.output().unwrap();
+    assert_eq!(asked.status.code(), Some(0), "{}", String::from_utf8_lossy(&asked.stderr));
+    assert!(String::from_utf8_lossy(&asked.stdout).contains("to stop before its next agent call"));
+    child.wait_with_output().unwrap()
+}

@@ -55,9 +55,6 @@ pub struct ReviewOptions {
     pub definitions: Vec<Definition>,
     /// Bytes a prompt may have.
     pub prompt_budget: usize,
-    /// USD the agents may spend (as their CLIs price it); past it the review ends with
-    /// [`EndState::CostLimit`].
-    pub max_cost: Option<f64>,
     /// Fix-diff reviews per pass (0: none): after each one with critical or high
     /// findings, the fix-agent is called again, up to this many reviews.
     pub fix_review_rounds: u32,
@@ -135,7 +132,7 @@ pub fn review(runner: &Runner, options: &ReviewOptions, out: &mut dyn Write) -> 
             spent_before: state.usage.as_ref().and_then(|u| u.cost_usd).unwrap_or(0.0),
             ..Ledger::default()
         }),
-        max_cost: options.max_cost,
+        // Past `config.limits.max_cost` the review ends with [`EndState::CostLimit`].
         ..Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget)
     };
     let mut review = Convergence { agents, runner, root, workspace: &workspace, file, out, options };

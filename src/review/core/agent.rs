@@ -94,6 +94,20 @@ pub struct Config {
     /// (set by the command line, never by a file).
     #[serde(skip)]
     pub sandbox_program: Option<PathBuf>,
+    /// What a run's agents may spend and how often they may be called (`--max-cost`,
+    /// `--max-calls`; set by the command line, never by a file), the same for every loop.
+    #[serde(skip)]
+    pub limits: Limits,
+}
+
+/// The operator's caps on one run of a loop, checked by [`Agents`] around every call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Limits {
+    /// USD the agents may spend, as their CLIs price it (Claude Code reports a cost;
+    /// Codex does not); checked after each call.
+    pub max_cost: Option<f64>,
+    /// Agent calls the run may make in all, retries included.
+    pub max_calls: Option<u32>,
 }
 
 /// `[plan_review]` in `reviewhost.toml`.
@@ -447,7 +461,9 @@ impl Ledger {
 }
 
 impl<'a> Agents<'a> {
-    /// A loop's agents, with nothing spent yet and no cap on cost or calls.
+    /// A loop's agents, with nothing spent yet, capped by the operator's
+    /// [`Config::limits`]. A cancel request left from before the run (or shipped by the
+    /// repository) is dropped: only one made while the run goes on cancels it.
     pub fn new(
         config: &'a Config,
         definitions: &'a [Definition],
@@ -455,6 +471,7 @@ impl<'a> Agents<'a> {
         workspace: &'a Workspace,
         budget: usize,
     ) -> Agents<'a> {
+        workspace.take_cancel();
         Agents {
             config,
             definitions,
@@ -462,8 +479,8 @@ impl<'a> Agents<'a> {
             workspace,
             budget,
             ledger: std::sync::Mutex::new(Ledger::default()),
-            max_cost: None,
-            max_calls: None,
+            max_cost: config.limits.max_cost,
+            max_calls: config.limits.max_calls,
         }
     }
 }

@@ -31,9 +31,10 @@ pub enum ReviewError {
     NothingToResume { dir: PathBuf },
     #[error("pass {pass} aborted: {cause} (state kept; continue with `reviewhost review --resume`)")]
     Aborted { pass: u32, cause: AbortCause },
-    /// `reviewhost plan-review` stopped in a plan's cycle without a verdict.
-    #[error("the review of {plan} stopped in cycle {cycle}: {cause} (continue with `reviewhost plan-review --resume`)")]
-    CycleStopped { plan: Box<str>, cycle: u32, cause: AbortCause },
+    /// `reviewhost plan-review` or `reviewhost plan-gate` (`command`) stopped in a plan's
+    /// cycle without a verdict.
+    #[error("the review of {plan} stopped in cycle {cycle}: {cause} (continue with `reviewhost {command} --resume`)")]
+    CycleStopped { command: &'static str, plan: Box<str>, cycle: u32, cause: AbortCause },
     /// A loop's own error, shown as it is: `reviewhost plan-review` or `reviewhost
     /// plan-gate` cannot review a plan.
     #[error(transparent)]
@@ -53,6 +54,20 @@ pub enum ReviewError {
     Save(#[from] assertion::SaveError),
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
+}
+
+impl ReviewError {
+    /// Whether the run stopped because the operator cancelled it (`--cancel`, Ctrl-C).
+    pub fn cancelled(&self) -> bool {
+        let cause = match self {
+            ReviewError::Aborted { cause, .. }
+            | ReviewError::CycleStopped { cause, .. }
+            | ReviewError::RoundStopped(cause)
+            | ReviewError::PlanStopped { cause, .. } => cause,
+            _ => return false,
+        };
+        matches!(cause, AbortCause::Agent(AgentError::Cancelled { .. }))
+    }
 }
 
 /// Why a pass was aborted. Its text is what `state.json` (`aborted`), the

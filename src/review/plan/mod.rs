@@ -217,8 +217,13 @@ impl Machine<'_> {
 #[derive(Debug, Clone)]
 pub struct PlanOptions {
     pub root: PathBuf,
-    /// The request, in the operator's words (re-injected into every phase).
+    /// The request, in the operator's words (re-injected into every phase); on a resume,
+    /// the stopped run's.
     pub request: String,
+    /// Continue the run in `.reviewhost/plan-state.json` from the phase it stopped in
+    /// (failed, cancelled, or at its call limit), with its phases, request and accepted
+    /// answers.
+    pub resume: bool,
     /// Critique/revise rounds (1 to 4).
     pub refine: u32,
     /// Phases that may run, iterate phases included.
@@ -295,12 +300,20 @@ fn gate(retries: u32) -> Gate {
 pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Result<PlanOutcome, ReviewError> {
     let root = options.root.as_path();
     let workspace = Workspace::open(root)?;
-    // A request left from before this run (or shipped by the repository) is not this
-    // run's: only one made while it runs cancels it.
-    workspace.take_cancel();
-    let machine =
-        Machine { phases: phases(options.refine), definitions: &options.definitions, retries: options.retries };
-    let mut state = PlanState {
+    let resumed = match (options.resume, workspace.load_state::<PlanState>(STATE_FILE)?) {
+        (false, _) => None,
+        (true, Some(mut state)) if resumable(&state) => {
+            state.status = PlanStatus::Running;
+            state.end_state = None;
+            state.error = None;
+            state.max_calls = options.max_calls;
+            Some(state)
+        }
+        (true, _) => return Err(ReviewError::NothingToResume { dir: workspace.dir().to_path_buf() }),
+    };
+    let phases = resumed.as_ref().map_or_else(|| phases(options.refine), |s| s.phases.clone());
+    let machine = Machine { phases, definitions: &options.definitions, retries: options.retries };
+    let mut state = resumed.unwrap_or_else(|| PlanState {
         version: 1,
         status: PlanStatus::Running,
         request: options.request.clone(),
@@ -313,19 +326,21 @@ pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Resu
         end_state: None,
         error: None,
         plan: None,
-    };
+    });
     workspace.save_state(STATE_FILE, &state)?;
     workspace.event(&Event::PlanStart {
         root,
-        request_bytes: options.request.len(),
+        request_bytes: state.request.len(),
         phases: &state.phases,
         max_phases: state.max_phases,
         max_calls: state.max_calls,
     })?;
     let agents = Agents {
+        // This run's calls; a resumed run gets the cap afresh.
         max_calls: Some(options.max_calls),
         ..Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget)
     };
+    let calls_before = state.calls;
     let end = loop {
         if state.index >= state.max_phases {
             break PlanEnd::MaxPhasesReached;
@@ -336,7 +351,7 @@ pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Resu
         writeln!(out, "[{number}/{}] {phase}", state.max_phases)?;
         workspace.event(&Event::PhaseStart { index: number, phase })?;
         let step = ask(&machine, runner, &agents, &workspace, &state, index);
-        state.calls = agents.ledger.lock().expect("no panics while held").calls;
+        state.calls = calls_before + agents.ledger.lock().expect("no panics while held").calls;
         let passed = match step {
             Ok(passed) => passed,
             Err(AbortCause::Unusable { attempts, reason, .. }) => {
@@ -367,7 +382,7 @@ pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Resu
             break PlanEnd::Completed;
         }
     };
-    state.calls = agents.take_ledger().calls;
+    state.calls = calls_before + agents.take_ledger().calls;
     state.status = PlanStatus::Ended;
     state.end_state = Some(end);
     let phases_run = state.accepted.len() as u32;
@@ -376,6 +391,16 @@ pub fn plan(runner: &Runner, options: &PlanOptions, out: &mut dyn Write) -> Resu
     workspace.event(&Event::PlanEnd { end_state: end, phases_run, calls: state.calls, plan: state.plan.as_deref() })?;
     writeln!(out, "Plan: {} after {phases_run} phases and {} agent calls.", end.as_str(), state.calls)?;
     Ok(PlanOutcome { end, phases_run, calls: state.calls, plan: state.plan })
+}
+
+/// Whether a run can be continued: it stopped on an error, or ended cancelled or at its
+/// call limit (with room to give it more); never one that completed or ran out of
+/// phases or retries.
+fn resumable(state: &PlanState) -> bool {
+    match state.status {
+        PlanStatus::Running | PlanStatus::Failed => true,
+        PlanStatus::Ended => matches!(state.end_state, Some(PlanEnd::Cancelled | PlanEnd::CallLimitReached)),
+    }
 }
 
 /// Asks the phase at `index` through the contract gate; returns the step and the

@@ -393,6 +393,7 @@ pub fn gate(
     let fail = |agent: &str| {
         let agent = agent.to_string();
         move |cause: AbortCause| ReviewError::CycleStopped {
+            command: "plan-gate",
             plan: format!("{agent} of the plan gate").into(),
             cycle: 0,
             cause,
@@ -543,6 +544,7 @@ impl PlanGate<'_> {
                 // An id an earlier round's question had gets the round, so that an
                 // answer is never taken for a different question.
                 let mut asked = questions(&answer).map_err(|reason| ReviewError::CycleStopped {
+                    command: "plan-gate",
                     plan: state.plan.clone().into(),
                     cycle: state.revision_count,
                     cause: AbortCause::Unusable {
@@ -721,6 +723,7 @@ impl PlanGate<'_> {
             format!("  Plan: {}", inert(&state.plan))
         })?;
         result.map_err(|cause| ReviewError::CycleStopped {
+            command: "plan-gate",
             plan: state.plan.clone().into(),
             cycle: state.revision_count,
             cause,
@@ -887,7 +890,12 @@ impl PlanGate<'_> {
                 }
                 judgement.json.ok_or_else(|| Rejection::Again("the answer must be a JSON object".into()))
             })
-            .map_err(|cause| ReviewError::CycleStopped { plan: state.plan.clone().into(), cycle: round, cause })?;
+            .map_err(|cause| ReviewError::CycleStopped {
+                command: "plan-gate",
+                plan: state.plan.clone().into(),
+                cycle: round,
+                cause,
+            })?;
         Ok(answer.value)
     }
 

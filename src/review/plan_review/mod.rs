@@ -412,7 +412,12 @@ pub fn review(
     }
     state.version = 1;
     let role = |role: Role| options.definitions.iter().find(|d| d.role == role).ok_or(AbortCause::NoAgent(role));
-    let stop = |cause: AbortCause| ReviewError::CycleStopped { plan: "(every plan)".into(), cycle: 0, cause };
+    let stop = |cause: AbortCause| ReviewError::CycleStopped {
+        command: "plan-review",
+        plan: "(every plan)".into(),
+        cycle: 0,
+        cause,
+    };
     let reviewer = role(Role::PlanReviewer).map_err(stop)?;
     let architect = role(Role::Architect).map_err(stop)?;
     let agents = Agents::new(&options.config, &options.definitions, root, &workspace, options.prompt_budget);
@@ -506,7 +511,12 @@ impl PlanGate<'_> {
         loop {
             let cycle = lp.cycle;
             let (_, text) = read_plan(self.root, path).map_err(ReviewError::from)?;
-            let abort = |cause: AbortCause| ReviewError::CycleStopped { plan: name.into(), cycle, cause };
+            let abort = |cause: AbortCause| ReviewError::CycleStopped {
+                command: "plan-review",
+                plan: name.into(),
+                cycle,
+                cause,
+            };
             let mut findings = precheck(self.runner, self.architect, self.root, name, &text).map_err(abort)?;
             let mut agent_verdict = None;
             if computed(&findings) != Verdict::Reject {

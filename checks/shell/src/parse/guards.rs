@@ -373,7 +373,8 @@ mod tests {
         assert_eq!(ambiguous_arithmetic("echo $((cd a; ls) | wc -l)"), 1);
         assert_eq!(ambiguous_arithmetic("echo $((1"), 1);
         // The fuzzer's input that took minutes to parse: refused.
-        let slow = "<<EOF\n))$(($((\")\")$(()\n)$((\")\")\n)\")$(()c)\n$((\0)\0\")\n)O)\0$(($((xoN\"O)O)\0$((Fe\ny\nEOF";
+        let slow =
+            "<<EOF\n))$(($((\")\")$(()\n)$((\")\")\n)\")$(()c)\n$((\0)\0\")\n)O)\0$(($((xoN\"O)O)\0$((Fe\ny\nEOF";
         assert!(ambiguous_arithmetic(slow) > super::MAX_AMBIGUOUS_ARITHMETIC);
     }
 }
