@@ -34,7 +34,7 @@ pub enum ReviewError {
     /// `reviewhost plan-review` or `reviewhost plan-gate` (`command`) stopped in a plan's
     /// cycle without a verdict.
     #[error("the review of {plan} stopped in cycle {cycle}: {cause} (continue with `reviewhost {command} --resume`)")]
-    CycleStopped { command: &'static str, plan: Box<str>, cycle: u32, cause: AbortCause },
+    CycleStopped { command: PlanCommand, plan: Box<str>, cycle: u32, cause: AbortCause },
     /// A loop's own error, shown as it is: `reviewhost plan-review` or `reviewhost
     /// plan-gate` cannot review a plan.
     #[error(transparent)]
@@ -54,6 +54,23 @@ pub enum ReviewError {
     Save(#[from] assertion::SaveError),
     #[error("cannot write the output: {0}")]
     Output(#[from] std::io::Error),
+}
+
+/// The command a stopped plan cycle is continued with (one byte, not a string: the
+/// error stays small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanCommand {
+    PlanReview,
+    PlanGate,
+}
+
+impl std::fmt::Display for PlanCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PlanCommand::PlanReview => "plan-review",
+            PlanCommand::PlanGate => "plan-gate",
+        })
+    }
 }
 
 impl ReviewError {

@@ -44,7 +44,7 @@ use crate::report::inert;
 use crate::review::core::agent::{Agents, Config};
 use crate::review::core::contract;
 use crate::review::core::definitions::{Definition, Role};
-use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::error::{AbortCause, PlanCommand, ReviewError};
 use crate::review::core::gate::{Gate, Rejection};
 use crate::review::core::prompt::Prompt;
 use crate::review::core::sha256_hex;
@@ -393,7 +393,7 @@ pub fn gate(
     let fail = |agent: &str| {
         let agent = agent.to_string();
         move |cause: AbortCause| ReviewError::CycleStopped {
-            command: "plan-gate",
+            command: PlanCommand::PlanGate,
             plan: format!("{agent} of the plan gate").into(),
             cycle: 0,
             cause,
@@ -544,7 +544,7 @@ impl PlanGate<'_> {
                 // An id an earlier round's question had gets the round, so that an
                 // answer is never taken for a different question.
                 let mut asked = questions(&answer).map_err(|reason| ReviewError::CycleStopped {
-                    command: "plan-gate",
+                    command: PlanCommand::PlanGate,
                     plan: state.plan.clone().into(),
                     cycle: state.revision_count,
                     cause: AbortCause::Unusable {
@@ -723,7 +723,7 @@ impl PlanGate<'_> {
             format!("  Plan: {}", inert(&state.plan))
         })?;
         result.map_err(|cause| ReviewError::CycleStopped {
-            command: "plan-gate",
+            command: PlanCommand::PlanGate,
             plan: state.plan.clone().into(),
             cycle: state.revision_count,
             cause,
@@ -891,7 +891,7 @@ impl PlanGate<'_> {
                 judgement.json.ok_or_else(|| Rejection::Again("the answer must be a JSON object".into()))
             })
             .map_err(|cause| ReviewError::CycleStopped {
-                command: "plan-gate",
+                command: PlanCommand::PlanGate,
                 plan: state.plan.clone().into(),
                 cycle: round,
                 cause,

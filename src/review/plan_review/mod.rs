@@ -36,7 +36,7 @@ use crate::report::inert;
 use crate::review::core::agent::{Agents, Config};
 use crate::review::core::contract::{self, ContractError};
 use crate::review::core::definitions::{Definition, Role, Source};
-use crate::review::core::error::{AbortCause, ReviewError};
+use crate::review::core::error::{AbortCause, PlanCommand, ReviewError};
 use crate::review::core::gate::{Gate, Rejection};
 use crate::review::core::prompt::Prompt;
 use crate::review::core::sha256_hex;
@@ -413,7 +413,7 @@ pub fn review(
     state.version = 1;
     let role = |role: Role| options.definitions.iter().find(|d| d.role == role).ok_or(AbortCause::NoAgent(role));
     let stop = |cause: AbortCause| ReviewError::CycleStopped {
-        command: "plan-review",
+        command: PlanCommand::PlanReview,
         plan: "(every plan)".into(),
         cycle: 0,
         cause,
@@ -512,7 +512,7 @@ impl PlanGate<'_> {
             let cycle = lp.cycle;
             let (_, text) = read_plan(self.root, path).map_err(ReviewError::from)?;
             let abort = |cause: AbortCause| ReviewError::CycleStopped {
-                command: "plan-review",
+                command: PlanCommand::PlanReview,
                 plan: name.into(),
                 cycle,
                 cause,
