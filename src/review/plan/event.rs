@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{PlanEnd, PlanPhase};
+use super::phases::{PlanEnd, PlanPhase};
 use crate::review::core::contract::Violation;
 use crate::review::core::event::LogEvent;
 

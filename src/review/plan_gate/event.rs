@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Decision, Escalation, GateStatus, Recommendation};
+use super::verdicts::{Decision, Escalation, GateStatus, Recommendation};
 use crate::review::core::event::LogEvent;
 
 /// One line of `events.jsonl` of the plan gate.

@@ -31,6 +31,9 @@
 
 pub mod event;
 pub mod plan_validator;
+mod verdicts;
+
+pub use self::verdicts::{Decision, Escalation, GateStatus, Recommendation};
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -58,29 +61,6 @@ pub const MAX_REVISIONS: u32 = 5;
 pub const MAX_OVERVIEWER_ROUNDS: u32 = 3;
 /// Largest file read to check a `code_evidence` citation.
 const MAX_EVIDENCE_FILE: u64 = 16 << 20;
-
-/// A reviewer's recommendation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Recommendation {
-    Approve,
-    Revise,
-    Escalate,
-}
-
-impl Recommendation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Recommendation::Approve => "APPROVE",
-            Recommendation::Revise => "REVISE",
-            Recommendation::Escalate => "ESCALATE",
-        }
-    }
-
-    fn parse(text: &str) -> Option<Recommendation> {
-        serde_json::from_value(json!(text)).ok()
-    }
-}
 
 fn severity(f: &Value) -> &str {
     f["severity"].as_str().unwrap_or("")
@@ -139,69 +119,6 @@ pub fn conformance(plan: &str, name: &str) -> (Recommendation, Value) {
         "decisions": report.decisions,
     });
     (recommendation, answer)
-}
-
-/// Where a person must decide, and what they may choose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Escalation {
-    /// 5 revisions were made.
-    RevisionCap,
-    /// The critic's HIGH and CRITICAL ids did not change in a revision.
-    Stagnation,
-    /// Conformance found errors the author did not fix.
-    ConformanceEscalate,
-    /// The critic found a CRITICAL problem.
-    CriticEscalate,
-    /// The overviewer still has concerns after 3 rounds.
-    OverviewerRounds,
-}
-
-impl Escalation {
-    /// The question, as the original asks it.
-    pub fn question(self) -> &'static str {
-        match self {
-            Escalation::RevisionCap => "The plan was revised 5 times without approval. How should we proceed?",
-            Escalation::Stagnation => {
-                "The critic raised the same HIGH findings after a revision. How should we proceed?"
-            }
-            Escalation::ConformanceEscalate => {
-                "Conformance found errors in the plan's structure. How should we proceed?"
-            }
-            Escalation::CriticEscalate => "The critic found a CRITICAL problem. How should we proceed?",
-            Escalation::OverviewerRounds => "Overviewer still has concerns after 3 rounds. How should we proceed?",
-        }
-    }
-
-    /// The choices: every escalation offers Accept as-is and Abort; all but the
-    /// overviewer's also Start over.
-    pub fn choices(self) -> &'static [Decision] {
-        match self {
-            Escalation::OverviewerRounds => &[Decision::Accept, Decision::Abort],
-            _ => &[Decision::StartOver, Decision::Accept, Decision::Abort],
-        }
-    }
-}
-
-/// A person's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Decision {
-    /// Revise again from the latest feedback, the counters reset.
-    StartOver,
-    /// Take the plan as it is.
-    Accept,
-    Abort,
-}
-
-impl Decision {
-    pub fn label(self) -> &'static str {
-        match self {
-            Decision::StartOver => "Start over",
-            Decision::Accept => "Accept as-is",
-            Decision::Abort => "Abort",
-        }
-    }
 }
 
 /// How a decision is made, and a question answered: by a person, at a terminal or
@@ -274,23 +191,6 @@ pub fn questions(answer: &Value) -> Result<Vec<Question>, String> {
         out.push(Question { id, question: text });
     }
     Ok(out)
-}
-
-/// How the gate ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GateStatus {
-    Running,
-    /// Waiting for a person (`--resume --decision`).
-    NeedsDecision,
-    /// Waiting for a person's answers to the overviewer's questions (`--resume --answers`).
-    NeedsAnswers,
-    /// The overviewer approved.
-    Approved,
-    /// A person accepted the plan as it is.
-    Accepted,
-    /// A person aborted.
-    Aborted,
 }
 
 /// `.reviewhost/plan-gate-state.json`.

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Verdict;
+use super::verdict::Verdict;
 use crate::review::core::event::LogEvent;
 
 /// One line of `events.jsonl` of the plan review.

@@ -22,6 +22,9 @@
 //! An approved plan's SHA-256 is recorded: `--check` says whether it changed since.
 
 pub mod event;
+mod verdict;
+
+pub use self::verdict::Verdict;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -50,34 +53,6 @@ pub const STATE_FILE: &str = "plan-review-state.json";
 const MAX_PLAN_BYTES: u64 = 1 << 20;
 /// The default `review_max_cycles`.
 pub const DEFAULT_MAX_CYCLES: u32 = 3;
-
-/// A review's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Approve,
-    Conditional,
-    Reject,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Approve => "approve",
-            Verdict::Conditional => "conditional",
-            Verdict::Reject => "reject",
-        }
-    }
-
-    fn parse(text: &str) -> Option<Verdict> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "approve" => Some(Verdict::Approve),
-            "conditional" => Some(Verdict::Conditional),
-            "reject" => Some(Verdict::Reject),
-            _ => None,
-        }
-    }
-}
 
 /// The verdict of `findings`, computed: any high, reject; any finding, conditional;
 /// none, approve. A model's own verdict is never trusted.
