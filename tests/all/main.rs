@@ -41,6 +41,7 @@ mod refusals;
 mod repo_trust;
 mod reports;
 mod review;
+mod review_layout;
 mod seed;
 mod selection;
 mod shared;
