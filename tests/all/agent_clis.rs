@@ -1,8 +1,10 @@
-//! `reviewhost review` with the real agent CLIs, Claude Code and Codex (pinned in
-//! `tests/agents/package.json`, installed by `.ci/run` with `npm ci`), each driven through
-//! its preset against `tests/agents/fake_model.py`: a model server on 127.0.0.1 that
-//! plays scripted turns (tool calls included, which the CLI really executes) and logs
-//! every request, so the tests see what the CLI sent the model.
+//! Every loop (`review`, `fix-review`, `plan-review`, `plan`, `plan-gate`) with the real
+//! agent CLIs, Claude Code and Codex (pinned in `tests/agents/package.json`, installed by
+//! `.ci/run` with `npm ci`), each driven through its preset against
+//! `tests/agents/fake_model.py`: a model server on 127.0.0.1 that plays scripted turns
+//! (tool calls included, which the CLI really executes) and logs every request, so the
+//! tests see what the CLI sent the model. Each loop's body is one function of the CLI,
+//! run once per CLI.
 //!
 //! Without the CLIs (no npm, no install), each test prints why it is skipped.
 
@@ -70,6 +72,8 @@ const MATCH: &[(&str, &str)] = &[
     ("plan-author", "# Plan author"),
     ("plan-critic", "# Plan critic"),
     ("plan-overviewer", "# Plan overviewer"),
+    ("plan-reviewer", "# Plan reviewer"),
+    ("plan-architect", "# Plan architect"),
 ];
 
 /// A repository to review, the fake model playing `turns` (agent name → turns), and a
@@ -625,12 +629,289 @@ fn codex_analysts_are_offered_the_sandboxed_shell() {
     assert!(system.contains("mcp__reviewhost: reviewhost's sandbox"), "{system}");
 }
 
-/// `reviewhost plan` through the real Claude Code CLI: the planning agents are offered
-/// the read tools and the sandbox's, the understand phase explores through `sh`, and a
-/// draft that misses a required section is asked again with the violation, then the
-/// plan completes.
+// ---- The CLI-neutral parts of a scripted run ----
+
+/// What a read-only agent of Claude Code is offered: the read tools and `reviewhost
+/// mcp`'s sandboxed shell and checks; never Edit, Write or Bash.
+const READ_ONLY_TOOLS: [&str; 5] = ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"];
+
+/// What a writing agent of Claude Code is offered.
+const WRITER_TOOLS: [&str; 5] = ["Edit", "Glob", "Grep", "Read", "Write"];
+
+/// The sandbox Codex ran a request's agent in, as its turn metadata says.
+fn codex_sandbox(request: &Value) -> String {
+    request["headers"]["x-codex-turn-metadata"].as_str().unwrap_or("").to_string()
+}
+
+/// `request` is a read-only agent's. Claude Code: only the read tools and the sandbox's
+/// are offered. Codex offers its own tools whatever the role: its OS sandbox is
+/// read-only, and `reviewhost mcp` is configured (a namespace loaded on demand).
+fn assert_read_only(cli: Cli, request: &Value) {
+    match cli {
+        Cli::Claude => assert_eq!(Setup::offered(request), READ_ONLY_TOOLS, "{}", request["agent"]),
+        Cli::Codex => {
+            assert!(codex_sandbox(request).contains("read-only"), "{}: {}", request["agent"], codex_sandbox(request));
+            let system = Setup::system_text(request);
+            assert!(system.contains("mcp__reviewhost"), "{}: the sandbox is not configured", request["agent"]);
+        }
+    }
+}
+
+/// `request` is a writing agent's: Claude Code offers the file tools; Codex runs it in
+/// its workspace-write sandbox. Neither gets `reviewhost mcp` (read-only agents' own).
+fn assert_writer(cli: Cli, request: &Value) {
+    match cli {
+        Cli::Claude => assert_eq!(Setup::offered(request), WRITER_TOOLS, "{}", request["agent"]),
+        Cli::Codex => {
+            assert!(
+                codex_sandbox(request).contains("workspace-write"),
+                "{}: {}",
+                request["agent"],
+                codex_sandbox(request)
+            );
+            assert!(!Setup::system_text(request).contains("mcp__reviewhost"), "{}", request["agent"]);
+        }
+    }
+}
+
+/// The conversation a request carried: Anthropic `messages`, OpenAI `input`.
+fn conversation(request: &Value) -> Vec<Value> {
+    let body = &request["body"];
+    body["messages"].as_array().or(body["input"].as_array()).cloned().unwrap_or_default()
+}
+
+/// The conversation's text (the prompt, tool results; not the system prompt Codex
+/// sends as developer messages), as JSON.
+fn asked(request: &Value) -> String {
+    let system = |item: &Value| item["role"] == "developer" || item["role"] == "system";
+    Value::Array(conversation(request).into_iter().filter(|item| !system(item)).collect()).to_string()
+}
+
+/// What the last tool call returned, as the model saw it in `request` (the
+/// conversation's last item: a `tool_result` message, a `function_call_output`).
+fn last_result(request: &Value) -> String {
+    conversation(request).last().map(Value::to_string).unwrap_or_default()
+}
+
+/// Assistant turns already in a request: none in a fresh conversation.
+fn assistant_items(request: &Value) -> usize {
+    let made = ["function_call", "custom_tool_call", "local_shell_call", "reasoning"];
+    conversation(request)
+        .iter()
+        .filter(|item| item["role"] == "assistant" || item["type"].as_str().is_some_and(|t| made.contains(&t)))
+        .count()
+}
+
+/// A read-only agent's turn that runs `command` in a shell: `reviewhost mcp`'s sandboxed
+/// `sh` for Claude Code; Codex's own `exec_command`, confined by its read-only sandbox.
+/// A gap (tests/agents/README.md): Codex defers MCP tools behind its `tool_search` tool,
+/// which the fake server cannot play, so a scripted Codex agent cannot call the
+/// sandbox's `sh` ("unsupported call: mcp__reviewhost__sh").
+fn shell(cli: Cli, command: &str) -> Value {
+    match cli {
+        Cli::Claude => json!({"tools": [{"name": "mcp__reviewhost__sh", "input": {"command": command}}]}),
+        Cli::Codex => json!({"tools": [{"name": "exec_command", "input": {"cmd": command}}]}),
+    }
+}
+
+/// A writing agent's turns that change `path` (relative to `root`) from `old` to `new`
+/// with the CLI's own file tools, so the CLI really writes: Claude Code reads the file
+/// (it writes one only after reading it), then writes it whole; Codex applies a patch of
+/// the lines that differ with its freeform `apply_patch`.
+fn writes_file(cli: Cli, root: &Path, path: &str, old: &str, new: &str) -> Vec<Value> {
+    match cli {
+        Cli::Claude => {
+            let file = root.join(path).display().to_string();
+            vec![
+                json!({"tools": [{"name": "Read", "input": {"file_path": file}}]}),
+                json!({"tools": [{"name": "Write", "input": {"file_path": file, "content": new}}]}),
+            ]
+        }
+        Cli::Codex => {
+            vec![json!({"tools": [{"name": "apply_patch", "custom": true, "input": patch(path, old, new)}]})]
+        }
+    }
+}
+
+/// An `apply_patch` patch that turns `old` into `new` (both ending in a newline): one
+/// hunk, the changed lines with up to three lines of context each side.
+fn patch(path: &str, old: &str, new: &str) -> String {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let after = (old.len() - suffix + 3).min(old.len());
+    let mut hunk = String::new();
+    for line in &old[prefix.saturating_sub(3)..prefix] {
+        hunk.push_str(&format!(" {line}\n"));
+    }
+    for line in &old[prefix..old.len() - suffix] {
+        hunk.push_str(&format!("-{line}\n"));
+    }
+    for line in &new[prefix..new.len() - suffix] {
+        hunk.push_str(&format!("+{line}\n"));
+    }
+    for line in &old[old.len() - suffix..after] {
+        hunk.push_str(&format!(" {line}\n"));
+    }
+    // A hunk that reaches the end is anchored there, whatever repeats above it.
+    let end = if after == old.len() { "*** End of File\n" } else { "" };
+    format!("*** Begin Patch\n*** Update File: {path}\n@@\n{hunk}{end}*** End Patch\n")
+}
+
+impl Setup {
+    /// The JSON state file `.reviewhost/NAME`.
+    fn state(&self, name: &str) -> Value {
+        let path = self.root.join(".reviewhost").join(name);
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+            .unwrap()
+    }
+}
+
+// ---- fix-review ----
+
+/// `reviewhost fix-review` through the real CLI: the read-only fix-diff reviewer gets the
+/// round's diff in its fence, explores the changed file through a shell, answers prose
+/// (no usable JSON array), is asked again with the reason, and its second answer, a
+/// high finding located in the diff, fails the round (exit 1) and is saved.
+fn fix_review_finds_a_regression_in_the_diff(cli: Cli) {
+    const FIXED: &str = "pub fn f(count: usize) -> usize {\n    count - 1\n}\n";
+    let regression = json!([{"id": "FD-001", "severity": "high", "title": "underflow on an empty input",
+        "description": "the subtraction panics in debug builds when there is nothing to count",
+        "evidence": "the new body of f", "impact": "a crash on empty input", "location": {"file": "src/lib.rs", "lines": [2, 2]},
+        "instance_fix": "use saturating_sub", "class_fix": "test the empty case"}]);
+    let Some(setup) = Setup::new(cli, &[], |_| {
+        json!({
+            "fix-diff-reviewer": [shell(cli, "grep -n count src/lib.rs"), {"text": "Here is what I found:\n[]\nThanks."}],
+            "again-fix-diff-reviewer": {"match": "# Fix-diff reviewer", "prompt": "Your previous answer could not be used",
+                                        "turns": [{"text": regression.to_string()}]},
+        })
+    }) else {
+        return;
+    };
+    // The round: the TODO fixed by a change with a regression, not yet committed.
+    std::fs::write(setup.root.join("src/lib.rs"), FIXED).unwrap();
+    let out = setup.reviewhost().arg("fix-review").arg(&setup.root).args(["--since", "HEAD"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{cli:?}: a high finding\n{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("FD-001 high src/lib.rs:2-2 underflow on an empty input"), "{text}");
+    assert!(text.contains("1 files, ") && text.contains(": 1 findings (1 critical or high)"), "{text}");
+
+    let reviewer = setup.requests_of("fix-diff-reviewer");
+    assert_eq!(reviewer.len(), 2, "the shell call, then the prose answer");
+    assert_read_only(cli, &reviewer[0]);
+    let prompt = asked(&reviewer[0]);
+    assert!(prompt.contains("<untrusted-diff nonce=") && prompt.contains("+    count - 1"), "{prompt}");
+    assert!(last_result(&reviewer[1]).contains("2:    count - 1"), "{}", last_result(&reviewer[1]));
+    // Asked again with the reason, as a fresh call of its own.
+    let again = setup.requests_of("again-fix-diff-reviewer");
+    assert_eq!(again.len(), 1);
+    assert_eq!(assistant_items(&again[0]), 0, "a fresh call");
+    assert!(asked(&again[0]).contains("must be JSON and nothing else"), "{}", asked(&again[0]));
+    assert_read_only(cli, &again[0]);
+
+    assert_eq!(std::fs::read_to_string(setup.root.join("src/lib.rs")).unwrap(), FIXED, "the reviewer changed nothing");
+    let saved = setup.state("fix-review-pass-0-round-1.json");
+    let found = &saved["findings"][0];
+    assert_eq!(saved["findings"].as_array().unwrap().len(), 1, "{saved}");
+    assert_eq!(
+        (found["id"].as_str(), found["source"].as_str(), found["status"].as_str()),
+        (Some("FD-001"), Some("fix-diff-reviewer"), Some("open"))
+    );
+    let round = setup.events().into_iter().find(|e| e["event"] == "fix_review").unwrap();
+    assert_eq!((round["findings"].as_u64(), round["blocking"].as_u64()), (Some(1), Some(1)), "{round}");
+}
+
 #[test]
-fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
+fn claude_code_fix_review_finds_a_regression_in_the_diff() {
+    fix_review_finds_a_regression_in_the_diff(Cli::Claude);
+}
+
+#[test]
+fn codex_fix_review_finds_a_regression_in_the_diff() {
+    fix_review_finds_a_regression_in_the_diff(Cli::Codex);
+}
+
+// ---- plan-review ----
+
+/// A plan the pre-check passes (front matter, must_haves, one task, files that exist).
+const PLAN_FOR_REVIEW: &str = "---\nphase: \"01\"\nplan: \"01\"\ntitle: \"Rate limits\"\nwave: 1\ndepends_on: []\n\
+    must_haves:\n  - \"logins are limited\"\n---\n# Plan\n## Tasks\n### Task 1: Limit\n**Files:** `README.md`\n\
+    Add the limiter.\n";
+
+/// `reviewhost plan-review` through the real CLI: the read-only reviewer explores and
+/// rejects the plan with a high finding, the architect revises the plan file with the
+/// CLI's own file tools, the reviewer (given the earlier findings) approves, and the
+/// approval is bound to the revised plan's content.
+fn plan_review_rejects_then_approves_the_architects_revision(cli: Cli) {
+    let revised = PLAN_FOR_REVIEW.replace("Add the limiter.", "Add the limiter; unlock an account after a minute.");
+    let verdict =
+        |verdict: &str, findings: Value| json!({"text": json!({"verdict": verdict, "findings": findings}).to_string()});
+    let high = json!({"id": "f-001", "severity": "high", "file": "README.md", "title": "no lockout reset",
+                      "description": "a locked account stays locked", "suggestion": "unlock after a minute",
+                      "auto_fixable": false});
+    let files = [("README.md", "# demo\n"), ("plans/a.md", PLAN_FOR_REVIEW)];
+    let Some(setup) = Setup::new(cli, &files, |root| {
+        let mut architect = writes_file(cli, root, "plans/a.md", PLAN_FOR_REVIEW, &revised);
+        architect.push(json!({"text": "f-001: the plan now unlocks an account after a minute."}));
+        json!({
+            "plan-reviewer": [shell(cli, "grep -rn limiter plans"), verdict("reject", json!([high]))],
+            // Cycle 2's reviewer is told the findings of cycle 1.
+            "plan-reviewer-cycle-2": {"match": "# Plan reviewer", "prompt": "untrusted-previous-findings",
+                                      "turns": [verdict("approve", json!([]))]},
+            "plan-architect": architect,
+        })
+    }) else {
+        return;
+    };
+    let review = |args: &[&str]| {
+        setup.reviewhost().arg("plan-review").args(args).arg("--root").arg(&setup.root).output().unwrap()
+    };
+    let out = review(&["plans/a.md"]);
+    assert_eq!(out.status.code(), Some(0), "{cli:?}\n{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("◆ Review loop cycle 2/3 — asking the architect to revise plan plans/a.md"), "{text}");
+    assert!(text.contains("✓ Plan plans/a.md review: approved (cycle 2/3)"), "{text}");
+    assert_eq!(std::fs::read_to_string(setup.root.join("plans/a.md")).unwrap(), revised, "the architect revised it");
+
+    let reviewer = setup.requests_of("plan-reviewer");
+    assert_eq!(reviewer.len(), 2, "the shell call, then the verdict");
+    assert_read_only(cli, &reviewer[0]);
+    assert!(asked(&reviewer[0]).contains("<untrusted-plan nonce="), "{}", asked(&reviewer[0]));
+    assert!(last_result(&reviewer[1]).contains("plans/a.md:14:Add the limiter."), "{}", last_result(&reviewer[1]));
+    let second = setup.requests_of("plan-reviewer-cycle-2");
+    assert_eq!(second.len(), 1);
+    assert_read_only(cli, &second[0]);
+    assert_eq!(assistant_items(&second[0]), 0, "a fresh call");
+    assert!(asked(&second[0]).contains("unlock an account after a minute"), "cycle 2 reviews the revised plan");
+    let architect = setup.requests_of("plan-architect");
+    assert_writer(cli, &architect[0]);
+    let told = asked(&architect[0]);
+    assert!(told.contains("<untrusted-findings nonce=") && told.contains("f-001"), "{told}");
+
+    let state = setup.state("plan-review-state.json");
+    let lp = &state["review_loops"]["plans/a.md"];
+    assert_eq!((lp["status"].as_str(), lp["cycle"].as_u64()), (Some("passed"), Some(2)), "{state}");
+    assert_eq!(lp["approved_sha256"].as_str(), Some(crate::support::sha256(&setup.root.join("plans/a.md")).as_str()));
+    let check = review(&["--check", "plans/a.md"]);
+    assert_eq!(check.status.code(), Some(0), "the revised plan is the approved one: {}", stderr(&check));
+}
+
+#[test]
+fn claude_code_plan_review_rejects_then_approves_the_architects_revision() {
+    plan_review_rejects_then_approves_the_architects_revision(Cli::Claude);
+}
+
+#[test]
+fn codex_plan_review_rejects_then_approves_the_architects_revision() {
+    plan_review_rejects_then_approves_the_architects_revision(Cli::Codex);
+}
+
+// ---- plan ----
+
+/// `reviewhost plan` through the real CLI: the planning agents are read-only, the
+/// understand phase explores through a shell, and a draft that misses a required
+/// section is asked again with the violation, then the plan completes.
+fn plans_and_a_draft_missing_a_section_is_asked_again(cli: Cli) {
     const PLAN: &str = "## Goal\nRate-limit logins.\n\n## Scope\nsrc/auth/login.ts\n\n## Non-Scope\nSignup.\n\n\
         ## Steps\n1. Add a limiter to src/auth/login.ts\n\n## Verification\nnpm test\n\n## Risks\nLockouts.\n\n\
         ## Open Questions\nPer IP or per account?\n";
@@ -638,10 +919,10 @@ fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
     let text = |t: &str| json!([{"text": t}]);
     let critique: Vec<String> =
         (1..=8).map(|p| format!("{p}. P{p}: {}", if p % 3 == 0 { "FAIL" } else { "PASS" })).collect();
-    let Some(setup) = Setup::new(Cli::Claude, &[("src/auth/login.ts", "export function login() {}\n")], |_| {
+    let Some(setup) = Setup::new(cli, &[("src/auth/login.ts", "export function login() {}\n")], |_| {
         json!({
             "plan-understand": [
-                {"tools": [{"name": "mcp__reviewhost__sh", "input": {"command": "grep -rn login src"}}]},
+                shell(cli, "grep -rn login src"),
                 {"text": "1. The problem: logins can be brute-forced.\n2. Success: lockout after 5 failures.\n3. Constraint: no new service.\n"}
             ],
             "plan-explore": text("Read src/auth/login.ts and src/lib.rs.\n"),
@@ -661,35 +942,51 @@ fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
         .arg(&setup.root)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{cli:?}\n{}\n{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("Plan: completed after 6 phases and 7 agent calls."), "{}", stdout(&out));
 
-    // Read-only planners: the read tools and the sandbox's, never Edit, Write or Bash.
+    // Read-only planners, every phase.
+    for agent in ["plan-understand", "plan-explore", "plan-alternatives", "plan-draft", "plan-critique", "plan-revise"]
+    {
+        let requests = setup.requests_of(agent);
+        assert!(!requests.is_empty(), "{agent} was never asked");
+        assert_read_only(cli, &requests[0]);
+    }
     let understand = setup.requests_of("plan-understand");
-    assert_eq!(
-        Setup::offered(&understand[0]),
-        ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"]
-    );
-    let sh_result = understand[1]["body"]["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(asked(&understand[0]).contains("Add rate limiting to the login endpoint"), "{}", asked(&understand[0]));
+    let sh_result = last_result(&understand[1]);
     assert!(sh_result.contains("src/auth/login.ts:1:export function login"), "{sh_result}");
     // The draft was asked again, with the violation, and its second answer accepted.
     let again = setup.requests_of("again-plan-draft");
     assert_eq!(again.len(), 1);
-    let asked = again[0]["body"]["messages"].to_string();
-    assert!(asked.contains("section-risks: Missing sections: `## Risks`"), "{asked}");
+    assert!(asked(&again[0]).contains("section-risks: Missing sections: `## Risks`"), "{}", asked(&again[0]));
     let checks: Vec<Value> =
         setup.events().into_iter().filter(|e| e["event"] == "contract_result" && e["phase"] == "draft").collect();
     assert_eq!(checks.iter().map(|e| e["met"].as_bool().unwrap()).collect::<Vec<_>>(), [false, true]);
     let saved = std::fs::read_to_string(setup.root.join(".reviewhost/plan.md")).unwrap();
     assert!(saved.contains("end_state: completed") && saved.ends_with(PLAN), "{saved}");
+    let state = setup.state("plan-state.json");
+    assert_eq!((state["status"].as_str(), state["end_state"].as_str()), (Some("ended"), Some("completed")), "{state}");
+    assert_eq!(std::fs::read_to_string(setup.root.join("src/auth/login.ts")).unwrap(), "export function login() {}\n");
 }
 
-/// `reviewhost plan-gate` through the real Claude Code CLI on tugplug's 51 KB plan,
-/// which passed conformance and its critic yet held 3 HIGH problems a fresh reader saw:
-/// the scripted overviewer reports them (citing code that exists), the author revises
-/// the plan with the CLI's own Write tool, and a fresh overviewer approves.
 #[test]
-fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
+fn claude_code_plans_and_a_draft_missing_a_section_is_asked_again() {
+    plans_and_a_draft_missing_a_section_is_asked_again(Cli::Claude);
+}
+
+#[test]
+fn codex_plans_and_a_draft_missing_a_section_is_asked_again() {
+    plans_and_a_draft_missing_a_section_is_asked_again(Cli::Codex);
+}
+
+// ---- plan-gate ----
+
+/// `reviewhost plan-gate` through the real CLI on tugplug's 51 KB plan, which passed
+/// conformance and its critic yet held 3 HIGH problems a fresh reader saw: the scripted
+/// overviewer reports them (citing code that exists), the author revises the plan with
+/// the CLI's own file tools, and a fresh overviewer approves.
+fn gates_the_plan_a_fresh_overviewer_finds_holes_in(cli: Cli) {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/review-loops/tugplug/tugplan-checklist-reconciliation.rev4.md");
     let Ok(plan) = std::fs::read_to_string(&source) else {
@@ -728,53 +1025,55 @@ fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
                          "completeness": "PASS", "risk_feasibility": "PASS"});
     let critic = json!({"findings": [], "assessment": {"quality": "Good."}, "clarifying_questions": [],
                         "area_ratings": ratings, "recommendation": "APPROVE"});
-    let Some(setup) = Setup::new(Cli::Claude, &files, |root| {
-        let path = root.join("plans/plan.md").display().to_string();
+    let Some(setup) = Setup::new(cli, &files, |root| {
+        let mut author = writes_file(cli, root, "plans/plan.md", &plan, &revised);
+        author.push(json!({"text": "Revised: OF1, OF2 and OF3 resolved."}));
         json!({
             // Each round's overviewer is a fresh call with the same prompt (the plan's
             // path): the first conversation revises, the second approves.
             "plan-overviewer": {"conversations": [[{"text": revise.to_string()}], [{"text": approve.to_string()}]]},
             "plan-critic": [{"text": critic.to_string()}],
-            // Claude Code writes a file only after reading it.
-            "plan-author": [
-                {"tools": [{"name": "Read", "input": {"file_path": path}}]},
-                {"tools": [{"name": "Write", "input": {"file_path": path, "content": revised}}]},
-                {"text": "Revised: OF1, OF2 and OF3 resolved."}
-            ],
+            "plan-author": author,
         })
     }) else {
         return;
     };
     let out = setup.reviewhost().args(["plan-gate", "plans/plan.md", "--root"]).arg(&setup.root).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}\n{}", stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{cli:?}\n{}\n{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("Recommendation: REVISE\n  Findings: 3 (3 HIGH)"), "{text}");
     let now = std::fs::read_to_string(setup.root.join("plans/plan.md")).unwrap();
     let tail = &now[now.len().saturating_sub(200)..];
-    assert!(now.trim_end().ends_with("no longer advise `state reconcile`."), "the author revised it: {tail:?}");
-    assert!(now.starts_with("## Phase 1.0: Robust Checklist Reconciliation"), "the author revised it");
-    // The overviewer: read-only tools and the sandbox's, only the plan path, fresh each round.
+    assert!(now == revised, "the author revised it: {tail:?}");
+    // The critic and the overviewer are read-only; the overviewer is given only the
+    // plan path, fresh each round.
+    assert_read_only(cli, &setup.requests_of("plan-critic")[0]);
     let overviewer = setup.requests_of("plan-overviewer");
-    assert_eq!(
-        Setup::offered(&overviewer[0]),
-        ["Glob", "Grep", "Read", "mcp__reviewhost__check", "mcp__reviewhost__sh"]
-    );
     assert_eq!(overviewer.len(), 2, "two rounds, each a fresh conversation of one request");
     for request in &overviewer {
-        let messages = request["body"]["messages"].as_array().unwrap();
-        assert!(messages.iter().all(|m| m["role"] != "assistant"), "a fresh call: {messages:?}");
-        let asked = request["body"]["messages"].to_string();
+        assert_read_only(cli, request);
+        assert_eq!(assistant_items(request), 0, "a fresh call: {}", asked(request));
+        let asked = asked(request);
         assert!(asked.contains(r#"{\"plan_path\": \"plans/plan.md\"}"#), "{asked}");
         assert!(!asked.contains("overviewer round") && !asked.contains("OF1"), "only the plan path: {asked}");
     }
-    assert_eq!(Setup::offered(&setup.requests_of("plan-author")[0]), ["Edit", "Glob", "Grep", "Read", "Write"]);
-    let author_asked = setup.requests_of("plan-author")[0]["body"]["messages"].to_string();
+    let author = setup.requests_of("plan-author");
+    assert_writer(cli, &author[0]);
+    let author_asked = asked(&author[0]);
     assert!(author_asked.contains("untrusted-overviewer-feedback") && author_asked.contains("OF3"), "{author_asked}");
-    let state: Value =
-        serde_json::from_str(&std::fs::read_to_string(setup.root.join(".reviewhost/plan-gate-state.json")).unwrap())
-            .unwrap();
+    let state = setup.state("plan-gate-state.json");
     assert_eq!((state["status"].as_str(), state["overviewer_round"].as_u64()), (Some("approved"), Some(2)));
     assert_eq!(state["approved_sha256"].as_str().unwrap(), crate::support::sha256(&setup.root.join("plans/plan.md")));
+}
+
+#[test]
+fn claude_code_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
+    gates_the_plan_a_fresh_overviewer_finds_holes_in(Cli::Claude);
+}
+
+#[test]
+fn codex_gates_the_plan_a_fresh_overviewer_finds_holes_in() {
+    gates_the_plan_a_fresh_overviewer_finds_holes_in(Cli::Codex);
 }
 
 /// `reviewhost run --format claude-hook` as a Stop hook of the real Claude Code CLI: the
