@@ -313,12 +313,7 @@ impl Shell {
                 value
             }
             ParameterOp::Error { word, colon } if absent(*colon) => {
-                let message = match word {
-                    Some(word) => self.expand_text(word, err)?,
-                    None => "parameter null or not set".into(),
-                };
-                self.error(err, &format!("{}: {message}", parameter_name(&e.parameter)));
-                return Err(Flow::Exit(1));
+                return Err(self.null_or_unset(&e.parameter, word.as_ref(), err));
             }
             ParameterOp::Default { .. } | ParameterOp::Assign { .. } | ParameterOp::Error { .. } => {
                 value.unwrap_or_default()
@@ -344,15 +339,7 @@ impl Shell {
                 let range = self.slice(chars.len(), offset, length.as_ref(), err)?;
                 chars[range].iter().collect()
             }
-            ParameterOp::Case { upper, all } => {
-                let value = self.required(&e.parameter, err)?;
-                let convert = |s: &str| if *upper { s.to_uppercase() } else { s.to_lowercase() };
-                match (all, value.chars().next()) {
-                    (true, _) => convert(&value),
-                    (false, Some(first)) => format!("{}{}", convert(&first.to_string()), &value[first.len_utf8()..]),
-                    (false, None) => value,
-                }
-            }
+            ParameterOp::Case { upper, all } => convert_case(&self.required(&e.parameter, err)?, *upper, *all),
         };
         self.push_value(&text, quoted, split, fields);
         Ok(())
@@ -391,12 +378,7 @@ impl Shell {
                 return Ok(());
             }
             ParameterOp::Error { word, colon } if absent(*colon) => {
-                let message = match word {
-                    Some(word) => self.expand_text(word, err)?,
-                    None => "parameter null or not set".into(),
-                };
-                self.error(err, &format!("{}: {message}", parameter_name(&e.parameter)));
-                return Err(Flow::Exit(1));
+                return Err(self.null_or_unset(&e.parameter, word.as_ref(), err));
             }
             ParameterOp::RemovePrefix { pattern, longest } => {
                 let pattern = self.expand_pattern(pattern, err)?;
@@ -412,20 +394,26 @@ impl Shell {
                 items = items.iter().map(|v| vars::replace(v, &pattern, &replacement, *kind)).collect();
             }
             ParameterOp::Case { upper, all } => {
-                let convert = |s: &str| if *upper { s.to_uppercase() } else { s.to_lowercase() };
-                items = items
-                    .iter()
-                    .map(|v| match (all, v.chars().next()) {
-                        (true, _) => convert(v),
-                        (false, Some(first)) => format!("{}{}", convert(&first.to_string()), &v[first.len_utf8()..]),
-                        (false, None) => v.clone(),
-                    })
-                    .collect();
+                items = items.iter().map(|v| convert_case(v, *upper, *all)).collect();
             }
             _ => {}
         }
         self.push_all(&items, joined, quoted, split, fields);
         Ok(())
+    }
+
+    /// `${X?word}` on a null or unset `X`: bash's message (the word, or "parameter null
+    /// or not set"), and the (sub)shell ends.
+    fn null_or_unset(&mut self, parameter: &Parameter, word: Option<&Word>, err: &mut Vec<u8>) -> Flow {
+        let message = match word {
+            Some(word) => match self.expand_text(word, err) {
+                Ok(text) => text,
+                Err(flow) => return flow,
+            },
+            None => "parameter null or not set".into(),
+        };
+        self.error(err, &format!("{}: {message}", parameter_name(parameter)));
+        Flow::Exit(1)
     }
 
     /// The word of `${X:-word}` or `${X:+word}` in place of the value: its unquoted text
@@ -467,6 +455,17 @@ impl Shell {
             },
         };
         Ok(start as usize..end.max(start) as usize)
+    }
+}
+
+/// `${X^}`, `${X^^}`, `${X,}`, `${X,,}`: the first character or all of `value` in
+/// upper or lower case.
+fn convert_case(value: &str, upper: bool, all: bool) -> String {
+    let convert = |s: &str| if upper { s.to_uppercase() } else { s.to_lowercase() };
+    match (all, value.chars().next()) {
+        (true, _) => convert(value),
+        (false, Some(first)) => format!("{}{}", convert(&first.to_string()), &value[first.len_utf8()..]),
+        (false, None) => String::new(),
     }
 }
 
