@@ -358,54 +358,13 @@ fn a_plan_is_written_from_an_idea_first() {
 /// as-is, Abort), answered with Enter on the first choice.
 #[test]
 fn a_person_at_a_terminal_decides_an_escalation_from_a_menu() {
-    use std::io::{Read, Write};
-    use std::os::unix::process::CommandExt;
     let repo = repo(
         json!({"plan-critic": [critic(json!([]), "APPROVE")],
                "plan-overviewer": [overviewer(json!([of("OF1", "HIGH", "src/auth.rs", [3, 9])]), json!([]), "REVISE")],
                "plan-author": [author(&revised())]}),
         Some(PLAN),
     );
-    let (mut controller, terminal) = crate::terminal::pty();
-    let mut command = repo.0.command("plan-gate");
-    command
-        .args(["plans/plan.md", "--root"])
-        .arg(&repo.root)
-        .stdin(std::process::Stdio::from(terminal.try_clone().unwrap()))
-        .stderr(std::process::Stdio::from(terminal))
-        .stdout(std::process::Stdio::piped());
-    // SAFETY: between fork and exec, only async-signal-safe calls: a new session whose
-    // controlling terminal is the pseudo-terminal on stdin (the menu reads /dev/tty).
-    unsafe {
-        command.pre_exec(|| {
-            libc::setsid();
-            libc::ioctl(0, libc::TIOCSCTTY as _, 0);
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().unwrap();
-    drop(command);
-    let mut writer = controller.try_clone().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 4096];
-        let mut answered = false;
-        while let Ok(n) = controller.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            seen.extend_from_slice(&buf[..n]);
-            if !answered && String::from_utf8_lossy(&seen).contains("Accept as-is") {
-                writer.write_all(b"\r").unwrap();
-                answered = true;
-            }
-        }
-        String::from_utf8_lossy(&seen).into_owned()
-    });
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    let status = child.wait().unwrap();
-    let screen = reader.join().unwrap();
+    let (status, out, screen) = on_terminal(&repo, "Accept as-is", b"\r");
     assert_eq!(status.code(), Some(0), "{out}\n{screen}");
     assert!(screen.contains("Overviewer still has concerns after 3 rounds") && screen.contains("Abort"), "{screen}");
     assert!(out.contains("Decision: Accept as-is") && out.contains("**Plan**(Complete — accepted as-is)"), "{out}");
@@ -554,54 +513,13 @@ fn a_question_reaches_the_terminal_inert() {
 /// On a terminal, a person types the answer to each question at a prompt.
 #[test]
 fn a_person_at_a_terminal_answers_the_overviewers_question() {
-    use std::io::{Read, Write};
-    use std::os::unix::process::CommandExt;
     let repo = repo(
         json!({"plan-critic": [critic(json!([]), "APPROVE")],
                "plan-overviewer": [asking("Per IP or per account?"), overviewer(json!([]), json!([]), "APPROVE")],
                "plan-author": [author(&revised())]}),
         Some(PLAN),
     );
-    let (mut controller, terminal) = crate::terminal::pty();
-    let mut command = repo.0.command("plan-gate");
-    command
-        .args(["plans/plan.md", "--root"])
-        .arg(&repo.root)
-        .stdin(std::process::Stdio::from(terminal.try_clone().unwrap()))
-        .stderr(std::process::Stdio::from(terminal))
-        .stdout(std::process::Stdio::piped());
-    // SAFETY: between fork and exec, only async-signal-safe calls: a new session whose
-    // controlling terminal is the pseudo-terminal on stdin (the prompt reads /dev/tty).
-    unsafe {
-        command.pre_exec(|| {
-            libc::setsid();
-            libc::ioctl(0, libc::TIOCSCTTY as _, 0);
-            Ok(())
-        });
-    }
-    let mut child = command.spawn().unwrap();
-    drop(command);
-    let mut writer = controller.try_clone().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 4096];
-        let mut answered = false;
-        while let Ok(n) = controller.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            seen.extend_from_slice(&buf[..n]);
-            if !answered && String::from_utf8_lossy(&seen).contains("Answer to OQ1") {
-                writer.write_all(b"Per account.\r").unwrap();
-                answered = true;
-            }
-        }
-        String::from_utf8_lossy(&seen).into_owned()
-    });
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    let status = child.wait().unwrap();
-    let screen = reader.join().unwrap();
+    let (status, out, screen) = on_terminal(&repo, "Answer to OQ1", b"Per account.\r");
     assert_eq!(status.code(), Some(0), "{out}\n{screen}");
     assert!(out.contains("Overviewer question OQ1: Per IP or per account?") && out.contains("Answer: Per account."));
     assert!(repo.prompt("plan-author", 1).contains("Per account."));
@@ -633,4 +551,56 @@ fn the_gate_takes_the_loops_shared_options() {
     let out = cancel_once_started(running, &cancelled.root, "plan-critic", cancel);
     assert_eq!(out.status.code(), Some(130), "{}\n{}", stdout(&out), stderr(&out));
     assert_eq!(cancelled.calls("plan-overviewer"), 0);
+}
+
+/// Runs the gate on a pseudo-terminal (stdin and stderr, with it as the controlling
+/// terminal, as a person's shell has), typing `reply` once `wait_for` shows on it:
+/// the exit status, stdout, and what the terminal showed.
+fn on_terminal(repo: &Repo, wait_for: &str, reply: &[u8]) -> (std::process::ExitStatus, String, String) {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    let (mut controller, terminal) = crate::terminal::pty();
+    let mut command = repo.0.command("plan-gate");
+    command
+        .args(["plans/plan.md", "--root"])
+        .arg(&repo.root)
+        .stdin(std::process::Stdio::from(terminal.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(terminal))
+        .stdout(std::process::Stdio::piped());
+    // SAFETY: between fork and exec, only async-signal-safe calls: a new session whose
+    // controlling terminal is the pseudo-terminal on stdin (the menu and the prompt
+    // read /dev/tty).
+    unsafe {
+        command.pre_exec(|| {
+            libc::setsid();
+            libc::ioctl(0, libc::TIOCSCTTY as _, 0);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    drop(command);
+    let mut writer = controller.try_clone().unwrap();
+    let reply = reply.to_vec();
+    let wait_for = wait_for.to_string();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        let mut answered = false;
+        while let Ok(n) = controller.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+            if !answered && String::from_utf8_lossy(&seen).contains(&wait_for) {
+                writer.write_all(&reply).unwrap();
+                answered = true;
+            }
+        }
+        String::from_utf8_lossy(&seen).into_owned()
+    });
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    let screen = reader.join().unwrap();
+    (status, out, screen)
 }
