@@ -22,7 +22,7 @@ fn per_check(c: &mut Criterion) {
     let cache = Cache::open(&dir.path().join("cache"), key).unwrap();
     let sandbox = Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap());
     let checks = Checks::builtin(sandbox);
-    let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };
+    let site = Site::new(RootDir::new(dir.path()).unwrap(), dir.path().to_path_buf());
     let file = assertion::parse(
         Path::new("bench.json"),
         &file_of(serde_json::json!([

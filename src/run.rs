@@ -177,6 +177,11 @@ impl Runner {
         Ok(Runner { checks: Checks::builtin(Arc::new(sandbox)), jobs })
     }
 
+    /// The sandbox the checks run in.
+    pub fn sandbox(&self) -> &Sandbox {
+        self.checks.sandbox()
+    }
+
     /// The check registry, to add components (tests, custom checks).
     pub fn checks_mut(&mut self) -> &mut Checks {
         &mut self.checks
@@ -222,7 +227,7 @@ impl Runner {
             }
             false => None,
         };
-        let site = Site { root, file_dir: file_dir(&options.file) };
+        let site = Site::new(root, file_dir(&options.file));
         let selected: Vec<usize> = (0..file.assertions().len())
             .filter(|&i| options.shard.is_none_or(|shard| shard.contains(&file.assertions()[i].id)))
             .filter(|&i| options.only.as_ref().is_none_or(|ids| ids.contains(&file.assertions()[i].id)))
@@ -260,7 +265,7 @@ impl Runner {
         let doc = serde_json::json!({ "assertions": [object] });
         let file = assertion::parse(Path::new("(the check tool's assertion)"), doc.to_string().as_bytes())?;
         let assertion = file.assertions()[0].clone();
-        let site = Site { root: root.clone(), file_dir: root.path().to_path_buf() };
+        let site = Site::new(root.clone(), root.path().to_path_buf());
         let outcome = self.checks.execute(self.checks.plan(&assertion, &site));
         Ok((assertion, outcome))
     }
@@ -274,7 +279,7 @@ impl Runner {
         root: &RootDir,
         components: &Path,
     ) -> Vec<(Assertion, Outcome)> {
-        let site = Site { root: root.clone(), file_dir: components.to_path_buf() };
+        let site = Site::new(root.clone(), components.to_path_buf());
         let plans = parallel_map(file.assertions(), self.jobs, |a| self.checks.plan(a, &site));
         let outcomes = self.checks.execute_all(plans, |_| {});
         file.assertions().iter().cloned().zip(outcomes).collect()
@@ -290,7 +295,7 @@ impl Runner {
     pub fn lint(&self, file: &Path, root: &Path) -> Result<Vec<(String, String)>, RunError> {
         let root = RootDir::new(root).map_err(|source| RunError::Root { root: root.to_path_buf(), source })?;
         let file = assertion::load(file)?;
-        let site = Site { root, file_dir: file_dir(file.path()) };
+        let site = Site::new(root, file_dir(file.path()));
         let lints = parallel_map(file.assertions(), self.jobs, |a| self.checks.lint(a, &site));
         let findings = self.checks.finish_lint(lints);
         Ok(file

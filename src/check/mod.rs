@@ -201,11 +201,45 @@ pub struct Checks {
 pub const MAX_COMPONENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Where an assertion is checked: the root, and the directory of its assertions file
-/// (custom components may be named relative to either).
+/// (custom components may be named relative to either). One site is one run: the custom
+/// components it reads are read and hashed once in it, however many assertions name them.
 #[derive(Debug, Clone)]
 pub struct Site {
     pub root: RootDir,
     pub file_dir: PathBuf,
+    /// The custom components read in this run, by the name the assertions use.
+    components: Arc<Mutex<HashMap<String, Arc<ComponentFile>>>>,
+}
+
+impl Site {
+    pub fn new(root: RootDir, file_dir: PathBuf) -> Site {
+        Site { root, file_dir, components: Arc::default() }
+    }
+
+    /// The component `name` names, read and hashed on first use in this run. Each later
+    /// use gets those same bytes, so the bytes compiled are the bytes hashed and pinned.
+    fn component(&self, name: &str) -> Arc<ComponentFile> {
+        let slot =
+            self.components.lock().unwrap_or_else(|e| e.into_inner()).entry(name.to_string()).or_default().clone();
+        slot.get_or_init(|| {
+            find_component(name, self).map(|(wasm, found)| {
+                let digest = format!("{:x}", sha2::Sha256::digest(&wasm));
+                ReadComponent { wasm: wasm.into(), digest, found }
+            })
+        });
+        slot
+    }
+}
+
+/// A custom component as read once in a run, or why it could not be read.
+type ComponentFile = OnceLock<Result<ReadComponent, String>>;
+
+/// A custom component's bytes and their SHA-256.
+#[derive(Debug)]
+struct ReadComponent {
+    wasm: Arc<[u8]>,
+    digest: String,
+    found: Found,
 }
 
 impl Checks {
@@ -345,18 +379,18 @@ impl Checks {
         paths: Option<&[String]>,
     ) -> Plan {
         let error = |message: String| Plan::Decided(Outcome::decided(Status::Error, message));
-        let (wasm, found) = match find_component(component, site) {
-            Ok(found) => found,
+        let file = site.component(component);
+        let ReadComponent { wasm, digest, found } = match file.get().expect("initialised by Site::component") {
+            Ok(read) => read,
             Err(e) => return error(format!("component {component}: {e}")),
         };
-        let digest = format!("{:x}", sha2::Sha256::digest(&wasm));
         if let Some(pinned) = sha256
             && pinned != digest
         {
             return error(match found {
                 // Its digest only for a WebAssembly component: of any other file beside the
                 // assertions file (outside the root), the digest would tell what it holds.
-                Found::Near if is_component(&wasm) => format!(
+                Found::Near if is_component(wasm) => format!(
                     "component {component}: sha256 mismatch: the assertion pins {pinned}, the file is {digest}; nothing was compiled"
                 ),
                 Found::Near => format!(
@@ -367,9 +401,9 @@ impl Checks {
                 ),
             });
         }
-        let slot = self.validators.lock().expect("no panics while held").entry(digest).or_default().clone();
+        let slot = self.validators.lock().expect("no panics while held").entry(digest.clone()).or_default().clone();
         let loaded = slot.get_or_init(|| {
-            self.sandbox.load_validator(component, &wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
+            self.sandbox.load_validator(component, wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
         });
         let component = match (loaded, found) {
             (Ok(component), _) => component.clone(),
@@ -687,6 +721,27 @@ fn find_component(component: &str, site: &Site) -> Result<(Vec<u8>, Found), Stri
 mod tests {
     use super::*;
     use crate::sandbox::Verdict;
+
+    /// A run reads each component once: later assertions naming it get the bytes read
+    /// and hashed first, even if the file is gone or changed meanwhile, so what is
+    /// compiled is what was pinned; a new run (a new site) reads it again.
+    #[test]
+    fn a_component_is_read_and_hashed_once_per_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(dir.path().join("v.wasm"), b"\0asm first").unwrap();
+        let site = Site::new(RootDir::new(&root).unwrap(), dir.path().to_path_buf());
+        let first = site.component("v.wasm");
+        std::fs::write(dir.path().join("v.wasm"), b"\0asm second").unwrap();
+        let again = site.component("v.wasm");
+        assert!(Arc::ptr_eq(&first, &again));
+        let read = again.get().unwrap().as_ref().unwrap();
+        assert_eq!(&*read.wasm, b"\0asm first");
+        assert_eq!(read.digest, format!("{:x}", sha2::Sha256::digest(b"\0asm first")));
+        let next_run = Site::new(RootDir::new(&root).unwrap(), dir.path().to_path_buf());
+        assert_eq!(&*next_run.component("v.wasm").get().unwrap().as_ref().unwrap().wasm, b"\0asm second");
+    }
 
     #[test]
     fn builtins_load_precompiled_and_fall_back_to_compiling_an_artifact_the_engine_refuses() {

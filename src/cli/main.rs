@@ -10,6 +10,7 @@ mod exit;
 mod fix_review;
 mod grants;
 mod init;
+mod inspect;
 mod lint;
 mod loop_args;
 mod mcp;
@@ -65,6 +66,8 @@ enum Command {
     New(new::NewArgs),
     /// Run a validator component against fixture cases, under the production limits.
     Test(test::TestArgs),
+    /// Show a component's world, imports, exports, memory, size and the sha256 to pin.
+    Inspect(inspect::InspectArgs),
     /// Print the JSON Schema of the assertions file.
     Schema(schema::SchemaArgs),
     /// Check an assertions file against the schema, without running anything.
@@ -128,6 +131,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge::merge(args, matches.subcommand_matches("merge").expect("the merge subcommand")),
         Command::New(args) => new::new(&args),
         Command::Test(args) => test::test(args),
+        Command::Inspect(args) => inspect::inspect(&args),
         Command::Schema(_) => schema::schema(),
         Command::Validate(args) => validate::validate(args),
         Command::Review(args) => review::review(args),

@@ -196,6 +196,7 @@ fn run_reported(args: RunArgs, matches: &clap::ArgMatches) -> anyhow::Result<Exi
         _ => Detail::Normal,
     };
     let progress = Progress::start(!args.quiet);
+    runner.sandbox().on_compile(progress.compile_observer());
     let report = runner.run_observed(&options, progress.observer());
     progress.finish();
     let report = report?;

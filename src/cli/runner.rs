@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use reviewhost::Runner;
+use reviewhost::report::inert;
 use reviewhost::sandbox::{Cache, CacheKey, Grants, Limits, RootDir};
 
 /// A runner with `limits`, `jobs` threads (default: one per CPU) and the cache, for
@@ -19,14 +20,18 @@ pub fn runner_with_grants(
     grants: Option<Grants>,
 ) -> anyhow::Result<Runner> {
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    Ok(Runner::with_grants(limits, jobs, cache(root), grants)?)
+    Ok(Runner::with_grants(limits, jobs, cache(root)?, grants)?)
 }
 
 /// The compiled-component cache, or none (with a warning) when it cannot be trusted:
 /// a cache or key that lies inside `root` (the repository under review could ship
-/// entries there) is never used.
-fn cache(root: &Path) -> Option<Cache> {
-    let (dir, key) = (Cache::default_dir()?, CacheKey::default_path()?);
+/// entries there) is never used. A `REVIEWHOST_CACHE_SIZE` that is not a size is an
+/// error.
+fn cache(root: &Path) -> anyhow::Result<Option<Cache>> {
+    let max_size = Cache::default_max_size().map_err(anyhow::Error::msg)?;
+    let (Some(dir), Some(key)) = (Cache::default_dir(), CacheKey::default_path()) else {
+        return Ok(None);
+    };
     let opened = || -> Result<Cache, String> {
         let root = RootDir::new(root).map_err(|e| format!("{}: {e}", root.display()))?;
         for (what, path) in [("directory", &dir), ("key", &key)] {
@@ -39,13 +44,13 @@ fn cache(root: &Path) -> Option<Cache> {
             }
         }
         let key = CacheKey::load_or_create(&key).map_err(|e| e.to_string())?;
-        Cache::open(&dir, key).map_err(|e| e.to_string())
+        Cache::open(&dir, key).map(|c| c.with_max_size(max_size)).map_err(|e| e.to_string())
     };
     match opened() {
-        Ok(cache) => Some(cache),
+        Ok(cache) => Ok(Some(cache)),
         Err(e) => {
-            eprintln!("reviewhost: warning: not using the compiled-component cache: {e}");
-            None
+            eprintln!("reviewhost: warning: not using the compiled-component cache: {}", inert(&e));
+            Ok(None)
         }
     }
 }

@@ -39,7 +39,11 @@ pub struct TestArgs {
 pub fn test(args: TestArgs) -> anyhow::Result<Exit> {
     let limits = Limits { timeout: args.timeout, memory: args.memory, ..Limits::default() };
     let runner = crate::runner::runner(limits, Some(1), &args.fixtures)?;
-    let results = runner.test_fixtures(&args.component, &args.fixtures)?;
+    let spinner = crate::progress::Progress::spinner(true);
+    runner.sandbox().on_compile(spinner.compile_observer());
+    let results = runner.test_fixtures(&args.component, &args.fixtures);
+    spinner.finish();
+    let results = results?;
     let mut stdout = std::io::stdout().lock();
     let mut failed = 0;
     for case in &results {

@@ -22,6 +22,14 @@
 //!
 //! Entries are written to a temporary file and renamed into place, so concurrent runs
 //! never see half an entry.
+//!
+//! The cache is bounded: a Python or JavaScript validator's entry is 35-40 MiB, and
+//! every rebuild of one is a new component (their builds are not byte-reproducible), so
+//! an unbounded cache grows by that much per build. Each use of an entry marks it used
+//! (its modification time); after an entry is written, the least recently used ones are
+//! removed until the entries take at most [`Cache::max_size`] bytes
+//! (`REVIEWHOST_CACHE_SIZE`, default [`DEFAULT_MAX_SIZE`]). The entry just written is
+//! never removed, so one component larger than the cap is still cached until the next.
 
 use std::hash::{Hash, Hasher};
 use std::io::{self, Write};
@@ -39,7 +47,15 @@ const DIGEST_LEN: usize = 32;
 pub struct Cache {
     dir: PathBuf,
     key: CacheKey,
+    max_size: u64,
 }
+
+/// The default bound of the cache's entries, in bytes: room for a dozen interpreter-based
+/// validators (35-40 MiB each) besides Rust ones (1-5 MiB).
+pub const DEFAULT_MAX_SIZE: u64 = 512 << 20;
+
+/// The extension of cache entries; nothing else in the directory is ever removed.
+const ENTRY_EXTENSION: &str = "cwasm";
 
 /// The secret that authenticates cache entries: 32 random bytes in a file only the
 /// user can read, created on first use.
@@ -150,7 +166,29 @@ impl Cache {
     pub fn open(dir: &Path, key: CacheKey) -> io::Result<Cache> {
         create_private_dir(dir)?;
         check_private(dir)?;
-        Ok(Cache { dir: dir.to_path_buf(), key })
+        Ok(Cache { dir: dir.to_path_buf(), key, max_size: DEFAULT_MAX_SIZE })
+    }
+
+    /// This cache, keeping at most `bytes` of entries.
+    pub fn with_max_size(mut self, bytes: u64) -> Cache {
+        self.max_size = bytes;
+        self
+    }
+
+    /// The most bytes of entries kept.
+    pub fn max_size(&self) -> u64 {
+        self.max_size
+    }
+
+    /// `$REVIEWHOST_CACHE_SIZE` (a size such as `1GiB`), else [`DEFAULT_MAX_SIZE`].
+    pub fn default_max_size() -> Result<u64, String> {
+        match std::env::var("REVIEWHOST_CACHE_SIZE") {
+            Ok(text) if !text.is_empty() => {
+                super::limits::parse_memory(&text).map_err(|e| format!("REVIEWHOST_CACHE_SIZE: {e}"))
+            }
+            Err(std::env::VarError::NotUnicode(_)) => Err("REVIEWHOST_CACHE_SIZE: not UTF-8".into()),
+            _ => Ok(DEFAULT_MAX_SIZE),
+        }
     }
 
     /// `$REVIEWHOST_CACHE_DIR`, else the user's cache directory + `reviewhost`.
@@ -176,14 +214,53 @@ impl Cache {
             // produced. Deserialize still checks the wasmtime version and configuration
             // and errors on mismatch.
             if let Ok(component) = unsafe { Component::deserialize(engine, &*payload) } {
+                payload.mark_used();
                 return Ok(component);
             }
         }
         let payload = engine.precompile_component(wasm)?;
         // A cache that cannot be written only costs time on the next run.
-        let _ = write_entry(&self.key, &self.dir, &path, &payload);
+        if write_entry(&self.key, &self.dir, &path, &payload).is_ok() {
+            let _ = self.evict(&path);
+        }
         // SAFETY: produced by `precompile_component` of this engine just above.
         unsafe { Component::deserialize(engine, &payload) }
+    }
+
+    /// Removes the least recently used entries but `keep` until the entries take at
+    /// most [`Cache::max_size`] bytes. Returns how many were removed. A run that has an
+    /// entry mapped keeps its mapping; it only loses the file for the next run.
+    pub fn evict(&self, keep: &Path) -> io::Result<usize> {
+        use std::os::unix::fs::MetadataExt;
+        let mut entries = Vec::new();
+        let mut total = 0u64;
+        for entry in std::fs::read_dir(&self.dir)? {
+            let Ok(entry) = entry else { continue };
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != ENTRY_EXTENSION) {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            total = total.saturating_add(meta.len());
+            if path != keep {
+                entries.push(((meta.mtime(), meta.mtime_nsec()), meta.len(), path));
+            }
+        }
+        entries.sort();
+        let mut removed = 0;
+        for (_, len, path) in entries {
+            if total <= self.max_size {
+                break;
+            }
+            if std::fs::remove_file(&path).is_ok() {
+                total = total.saturating_sub(len);
+                removed += 1;
+            }
+        }
+        Ok(removed)
     }
 
     /// `<dir>/<component BLAKE3>-<engine settings hash>.cwasm`.
@@ -192,7 +269,7 @@ impl Cache {
         let mut settings = DigestHasher(blake3::Hasher::new());
         engine.precompile_compatibility_hash().hash(&mut settings);
         let settings = hex(&settings.0.finalize().as_bytes()[..8]);
-        self.dir.join(format!("{component}-{settings}.cwasm"))
+        self.dir.join(format!("{component}-{settings}.{ENTRY_EXTENSION}"))
     }
 }
 
@@ -238,6 +315,7 @@ fn read_entry(key: &CacheKey, path: &Path) -> Option<Entry> {
     // renaming a new file into place (`write_entry`), never modified in place, so the
     // mapped bytes do not change under us; the MAC is checked before they are used.
     let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    let file = Some(file);
     if map.len() < MAGIC.len() + DIGEST_LEN || &map[..MAGIC.len()] != MAGIC {
         return None;
     }
@@ -247,11 +325,20 @@ fn read_entry(key: &CacheKey, path: &Path) -> Option<Entry> {
     if mac(key, path, payload) != digest {
         return None;
     }
-    Some(Entry(map))
+    Some(Entry(map, file))
 }
 
-/// A checked cache entry, mapped.
-struct Entry(memmap2::Mmap);
+/// A checked cache entry, mapped, with its file (to mark it used).
+struct Entry(memmap2::Mmap, Option<std::fs::File>);
+
+impl Entry {
+    /// Marks the entry used now, for least-recently-used eviction ([`Cache::evict`]).
+    fn mark_used(&self) {
+        if let Some(file) = &self.1 {
+            let _ = file.set_modified(std::time::SystemTime::now());
+        }
+    }
+}
 
 impl std::ops::Deref for Entry {
     type Target = [u8];
@@ -368,5 +455,36 @@ mod tests {
         std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
         let err = Cache::open(&cache, key(1)).unwrap_err();
         assert!(err.to_string().contains("writable by group or others"), "{err}");
+    }
+
+    /// The least recently used entries go first, the one just written never, and nothing
+    /// but entries is touched.
+    #[test]
+    fn eviction_keeps_the_recently_used_within_the_cap() {
+        use std::time::{Duration, SystemTime};
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::open(dir.path(), key(1)).unwrap().with_max_size(250);
+        let at = |secs: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs);
+        let entry = |name: &str, age: u64| {
+            let path = dir.path().join(name);
+            write_entry(&key(1), dir.path(), &path, &[7u8; 60]).unwrap();
+            std::fs::File::options().write(true).open(&path).unwrap().set_modified(at(age)).unwrap();
+            path
+        };
+        let (oldest, old, used, newest) =
+            (entry("a.cwasm", 1), entry("b.cwasm", 2), entry("c.cwasm", 3), entry("d.cwasm", 4));
+        std::fs::write(dir.path().join("notes.txt"), [0u8; 500]).unwrap();
+        // Using `oldest` makes it the most recently used.
+        read_entry(&key(1), &oldest).unwrap().mark_used();
+        // Four entries of 100 bytes against a cap of 250: two go, `newest` stays as the one kept.
+        assert_eq!(cache.evict(&newest).unwrap(), 2);
+        for (path, kept) in [(&oldest, true), (&old, false), (&used, false), (&newest, true)] {
+            assert_eq!(path.exists(), kept, "{}", path.display());
+        }
+        assert!(dir.path().join("notes.txt").exists(), "only entries are removed");
+        // An entry larger than the cap alone is kept while it is the newest.
+        let tiny = Cache::open(dir.path(), key(1)).unwrap().with_max_size(10);
+        assert_eq!(tiny.evict(&newest).unwrap(), 1);
+        assert!(newest.exists() && !oldest.exists());
     }
 }

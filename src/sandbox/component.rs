@@ -15,9 +15,10 @@ use wasmtime::component::Component;
 
 use super::bindings::builtin::BuiltinCheckPre;
 use super::bindings::validator::CustomValidatorPre as ValidatorPre;
+use super::declared::Declared;
 use super::engine::{Sandbox, SandboxError};
 use super::evaluate::HostState;
-use super::limits::Seconds;
+use super::limits::{Bytes, MIB, Seconds};
 use super::supervise::{self, Lost};
 
 /// The interface a custom validator must export, with the version of `wit/` this host
@@ -119,27 +120,32 @@ impl Sandbox {
 
     /// Compiles and pre-links a custom validator: it must export [`VALIDATOR_INTERFACE`]
     /// (a semver-compatible version) and import nothing the sandbox does not provide.
+    /// Both, and the memory it starts with, are checked from its sections before it is
+    /// compiled ([`Declared`]), so an unusable validator is refused in milliseconds.
     pub fn load_validator(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
+        let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
+        refuse_non_component(wasm).map_err(refused)?;
+        let declared = Declared::read(wasm).map_err(|e| refused(e.to_string()))?;
+        usable_validator(&declared, self.limits.memory).map_err(refused)?;
+        self.link_validator(name, wasm)
+    }
+
+    /// [`Sandbox::load_validator`] without the checks made before compiling: what
+    /// wasmtime alone accepts. For the differential test that holds those checks to
+    /// wasmtime's own (`custom::the_checks_before_compiling_agree_with_wasmtime`).
+    #[doc(hidden)]
+    pub fn link_validator(&self, name: &str, wasm: &[u8]) -> Result<CheckComponent, SandboxError> {
         let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
         let component = self.compile(name, wasm)?;
         let exports: Vec<String> =
             component.component_type().exports(&self.engine).map(|(export, _)| export.to_string()).collect();
         let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
-        match exports.iter().find_map(|e| e.strip_prefix(interface)?.strip_prefix('@')) {
-            Some(version) if semver_compatible(version, expected) => {}
-            Some(version) => {
-                return Err(refused(format!(
-                    "it was built against {interface}@{version}, but this reviewhost expects {VALIDATOR_INTERFACE} \
-                     (rebuild it with the matching reviewhost-guest SDK)"
-                )));
-            }
-            None => {
-                let exports = if exports.is_empty() { "none".to_string() } else { exports.join(", ") };
-                return Err(refused(format!(
-                    "it does not export {VALIDATOR_INTERFACE} (it exports: {exports}); \
-                     build it with reviewhost_guest::export_validator!"
-                )));
-            }
+        let compatible = exports
+            .iter()
+            .filter_map(|e| e.strip_prefix(interface)?.strip_prefix('@').map(str::to_string))
+            .any(|version| semver_compatible(&version, expected));
+        if !compatible {
+            return Err(refused(format!("it does not export {VALIDATOR_INTERFACE}")));
         }
         let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
         let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
@@ -149,17 +155,7 @@ impl Sandbox {
     /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].
     fn compile(&self, name: &str, wasm: &[u8]) -> Result<Component, SandboxError> {
         let refused = |reason: String| SandboxError::Component { name: name.into(), reason };
-        if wasm.starts_with(b"\x7fELF") {
-            // Precompiled native code runs unchecked: only the host's own cache is trusted.
-            return Err(refused("a precompiled native artifact, not a WebAssembly file (never loaded)".into()));
-        }
-        if !wasm.starts_with(b"\0asm") {
-            return Err(refused("not a WebAssembly file".into()));
-        }
-        // The layer field: 1 for a component, 0 for a core module (which is not a check).
-        if wasm.get(6..8) == Some(&[0, 0]) {
-            return Err(refused("a core WebAssembly module, not a component (build it for wasm32-wasip2)".into()));
-        }
+        refuse_non_component(wasm).map_err(refused)?;
         // On a thread of its own, which is abandoned if Cranelift takes too long; a panic
         // in the compiler is this component's refusal, not the end of the run.
         let (engine, cache) = (self.engine.clone(), self.cache.clone());
@@ -170,6 +166,9 @@ impl Sandbox {
             };
             compiled.map_err(|e| format!("not a valid component: {e:#}"))
         };
+        if let Some(observe) = self.compiling.get() {
+            observe(name, true);
+        }
         let mut compiled = supervise::map(vec![wasm.to_vec()], 1, COMPILE_TIMEOUT, compile, |_, _, lost| {
             Err(match lost {
                 Lost::Stuck => format!("compiling it took longer than {}", Seconds(COMPILE_TIMEOUT)),
@@ -177,8 +176,64 @@ impl Sandbox {
                 Lost::Panicked(message) => format!("the compiler failed on it: {message}"),
             })
         });
+        if let Some(observe) = self.compiling.get() {
+            observe(name, false);
+        }
         compiled.pop().expect("one result per item").map_err(refused)
     }
+}
+
+/// Why a validator that declares `declared` cannot run in a sandbox whose memory limit is
+/// `memory` bytes, if it cannot: the exported interface, the imports, the memory.
+pub fn usable_validator(declared: &Declared, memory: u64) -> Result<(), String> {
+    let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
+    match declared.exports.iter().find_map(|e| e.strip_prefix(interface)?.strip_prefix('@')) {
+        Some(version) if semver_compatible(version, expected) => {}
+        Some(version) => {
+            return Err(format!(
+                "it was built against {interface}@{version}, but this reviewhost expects {VALIDATOR_INTERFACE} \
+                 (rebuild it with the matching reviewhost-guest SDK)"
+            ));
+        }
+        None => {
+            let exports = match declared.exports.is_empty() {
+                true => "none".to_string(),
+                false => declared.exports.join(", "),
+            };
+            return Err(format!(
+                "it does not export {VALIDATOR_INTERFACE} (it exports: {exports}); \
+                 build it for the custom-validator world of wit/check.wit, as `reviewhost new` does"
+            ));
+        }
+    }
+    if let Some(refusal) = declared.refusal() {
+        return Err(refusal);
+    }
+    if declared.initial_memory > memory {
+        return Err(format!(
+            "it needs {} of linear memory to start, more than the limit of {}; raise it with --memory {}MiB",
+            Bytes(declared.initial_memory),
+            Bytes(memory),
+            declared.initial_memory.div_ceil(MIB),
+        ));
+    }
+    Ok(())
+}
+
+/// Why `wasm` is not a WebAssembly component, if it is not.
+pub fn refuse_non_component(wasm: &[u8]) -> Result<(), String> {
+    if wasm.starts_with(b"\x7fELF") {
+        // Precompiled native code runs unchecked: only the host's own cache is trusted.
+        return Err("a precompiled native artifact, not a WebAssembly file (never loaded)".into());
+    }
+    if !wasm.starts_with(b"\0asm") {
+        return Err("not a WebAssembly file".into());
+    }
+    // The layer field: 1 for a component, 0 for a core module (which is not a check).
+    if wasm.get(6..8) == Some(&[0, 0]) {
+        return Err("a core WebAssembly module, not a component (build it for wasm32-wasip2)".into());
+    }
+    Ok(())
 }
 
 /// `version` can stand in for `expected` under semver (0.x: same minor; else same major).

@@ -49,8 +49,14 @@ pub struct Sandbox {
     pub(super) cache: Option<Cache>,
     /// Evaluations at a time.
     pub(super) jobs: usize,
+    /// Told when a compile starts and ends ([`Sandbox::on_compile`]).
+    pub(super) compiling: std::sync::OnceLock<Box<CompileObserver>>,
     _ticker: Ticker,
 }
+
+/// What [`Sandbox::on_compile`] calls: with the component's name and `true` when a
+/// compile starts, `false` when it has ended.
+pub type CompileObserver = dyn Fn(&str, bool) + Send + Sync;
 
 impl Sandbox {
     /// An engine sized for `jobs` concurrent evaluations under `limits`. `cache` is where
@@ -106,7 +112,16 @@ impl Sandbox {
         let engine = Engine::new(&config).map_err(engine_error)?;
         let linker = checks_linker(&engine).map_err(engine_error)?;
         let ticker = Ticker::start(engine.clone());
-        Ok(Sandbox { engine, linker, granted: None, limits, cache, jobs, _ticker: ticker })
+        Ok(Sandbox {
+            engine,
+            linker,
+            granted: None,
+            limits,
+            cache,
+            jobs,
+            compiling: Default::default(),
+            _ticker: ticker,
+        })
     }
 
     /// This sandbox, able to run the programs in `grants` for the built-in shell check.
@@ -129,6 +144,13 @@ impl Sandbox {
     /// What the operator granted, if anything.
     pub fn grants(&self) -> Option<&Grants> {
         self.granted.as_ref().map(|(grants, _)| &**grants)
+    }
+
+    /// Calls `observe(name, started)` when a component's compile (or cache lookup) starts
+    /// and ends, so a terminal can show that a first run of a large validator is
+    /// compiling (15-20 s for Python or JavaScript). Set once; later calls are ignored.
+    pub fn on_compile(&self, observe: impl Fn(&str, bool) + Send + Sync + 'static) {
+        let _ = self.compiling.set(Box::new(observe));
     }
 
     pub fn limits(&self) -> Limits {

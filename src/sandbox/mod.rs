@@ -21,7 +21,8 @@
 //! verdict or an [`EvalError`] saying which limit or failure ended it.
 //!
 //! One concept per file: `engine` ([`Sandbox`]: the engine and linker of a run),
-//! `component` (compiling and pre-linking a [`CheckComponent`]), `evaluate` (a store per
+//! `component` (compiling and pre-linking a [`CheckComponent`]), `declared` (what a
+//! component imports, exports and needs, read before compiling), `evaluate` (a store per
 //! evaluation, and what ended it), `ticker` (the epoch), `supervise` (the watchdog),
 //! `view` and `root` (what a check sees), `limits`, `cache`, `settings` (shared with
 //! `build.rs`), and the host's own imports: `files`, `special`, `host_read`, and
@@ -30,6 +31,7 @@
 mod bindings;
 mod cache;
 mod component;
+mod declared;
 mod engine;
 mod evaluate;
 mod files;
@@ -47,8 +49,9 @@ mod view;
 
 pub(crate) use cache::hex;
 pub use cache::{Cache, CacheKey, check_private, create_private_dir};
-pub use component::{COMPILE_TIMEOUT, CheckComponent, VALIDATOR_INTERFACE};
-pub use engine::{Sandbox, SandboxError};
+pub use component::{COMPILE_TIMEOUT, CheckComponent, VALIDATOR_INTERFACE, refuse_non_component, usable_validator};
+pub use declared::{Declared, DeclaredError, linked};
+pub use engine::{CompileObserver, Sandbox, SandboxError};
 pub use evaluate::{EvalError, Evaluation, Evidence, Input, Task, Verdict, WATCHDOG_GRACE};
 pub use host_read::{Base, HostReadError, READ_DEADLINE, read_file, read_text};
 pub use limits::{Bytes, Limits, Seconds, parse_memory, parse_timeout};

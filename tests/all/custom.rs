@@ -218,3 +218,134 @@ fn a_scaffolded_validator_builds_tests_and_runs() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("❌ one-missing\n     expected: pass"), "{}", stdout(&out));
 }
+
+/// What is decided from a component's sections before compiling (its export, its
+/// imports) refuses exactly the components wasmtime itself would refuse after
+/// compiling: over every test component, the built-in checks and the examples.
+#[test]
+fn the_checks_before_compiling_agree_with_wasmtime() {
+    use reviewhost::sandbox::{Declared, Limits, Sandbox, usable_validator};
+    let mut paths: Vec<&str> = Vec::new();
+    macro_rules! collect {
+        ($name:ident, $path:literal, $doc:literal) => {
+            paths.push($path);
+        };
+    }
+    reviewhost_tests::foreach_component!(collect);
+    let sandbox = Sandbox::new(Limits::default(), 1, None).unwrap();
+    let (mut accepted, mut refused) = (0, 0);
+    for path in paths {
+        let wasm = std::fs::read(path).unwrap();
+        let before = usable_validator(&Declared::read(&wasm).unwrap(), Limits::default().memory);
+        let wasmtime = sandbox.link_validator(path, &wasm);
+        assert_eq!(
+            before.is_ok(),
+            wasmtime.is_ok(),
+            "{path}: before compiling {before:?}; wasmtime: {:?}",
+            wasmtime.err()
+        );
+        if before.is_ok() { accepted += 1 } else { refused += 1 }
+    }
+    assert!(accepted >= 5 && refused >= 5, "both answers are exercised: {accepted} accepted, {refused} refused");
+}
+
+/// A component that imports what the sandbox does not link is refused from its sections:
+/// nothing is compiled (the cache stays empty), and the message names the interface.
+#[test]
+fn an_unlinkable_component_is_refused_before_it_is_compiled() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::copy(components::ROGUE_IMPORT, root.join("rogue.wasm")).unwrap();
+    std::fs::copy(components::PROBE, root.join("probe.wasm")).unwrap();
+    let file = assertions_file(&root, json!([custom("C-rogue", "rogue.wasm", json!(null))]));
+    let cache = dir.path().join("cache");
+    let entries = || {
+        std::fs::read_dir(&cache)
+            .map_or(0, |d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "cwasm")).count())
+    };
+    let out = reviewhost()
+        .arg("run")
+        .arg(&file)
+        .arg("--root")
+        .arg(&root)
+        .arg("--format")
+        .arg("json")
+        .env("REVIEWHOST_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = report["results"][0]["message"].as_str().unwrap();
+    assert_eq!(report["results"][0]["status"], "error");
+    assert!(
+        message.contains("it imports reviewhost:check/exfiltrate@0.1.0, which the sandbox does not provide"),
+        "{message}"
+    );
+    assert_eq!(entries(), 0, "nothing was compiled");
+    // The same run with a usable component compiles it (and caches it): the cache works here.
+    let file = assertions_file(&root, json!([custom("C-probe", "probe.wasm", json!({"pass": true}))]));
+    let out = reviewhost()
+        .arg("run")
+        .arg(&file)
+        .arg("--root")
+        .arg(&root)
+        .env("REVIEWHOST_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(entries(), 1);
+}
+
+/// A `--memory` below what a component starts with is named, with the size it needs.
+#[test]
+fn a_memory_limit_below_the_components_start_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(components::PROBE, dir.path().join("probe.wasm")).unwrap();
+    let file = assertions_file(dir.path(), json!([custom("C-small", "probe.wasm", json!({"pass": true}))]));
+    let out = run(&file, dir.path(), &["--memory", "1MiB", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = report["results"][0]["message"].as_str().unwrap();
+    assert_eq!(report["results"][0]["status"], "error");
+    assert!(
+        message.contains("of linear memory to start, more than the limit of 1 MiB; raise it with --memory 2MiB"),
+        "{message}"
+    );
+    let out = run(&file, dir.path(), &["--memory", "2MiB"]);
+    assert_eq!(out.status.code(), Some(0), "the size it names is enough: {}", stderr(&out));
+}
+
+/// `reviewhost inspect`: the pin to paste, the world, each import with whether it is
+/// linked, and an exit code that says whether a custom assertion can use it.
+#[test]
+fn inspect_shows_the_pin_the_world_and_what_is_not_linked() {
+    let out = reviewhost().arg("inspect").arg(components::PROBE).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(text.contains(&format!("sha256     {}", sha256_hex(components::PROBE))), "{text}");
+    assert!(text.contains("world      reviewhost:check@0.1.0 custom-validator"), "{text}");
+    assert!(text.contains("wasi:filesystem/preopens@0.2.12 (linked)"), "{text}");
+    assert!(text.contains("A custom assertion can use it"), "{text}");
+
+    let out = reviewhost().args(["inspect", "--json"]).arg(components::ROGUE_IMPORT).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unlinked: Vec<&str> = found["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["linked"] == false)
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(unlinked, ["reviewhost:check/exfiltrate@0.1.0"]);
+    assert!(found["refused"].as_str().unwrap().contains("exfiltrate"));
+
+    let out = reviewhost().args(["inspect", "--memory", "1MiB"]).arg(components::PROBE).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("raise it with --memory 2MiB"), "{}", stdout(&out));
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let out = reviewhost().arg("inspect").arg(dir.path().join("x.wasm")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("x.wasm: a core WebAssembly module, not a component"), "{}", stderr(&out));
+}

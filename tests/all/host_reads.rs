@@ -70,7 +70,7 @@ fn a_paths_directory_swapped_after_planning_is_never_followed() {
     let doc = json!({"assertions": [narrowed_probe("N-1")]});
     let file = assertion::parse(Path::new("a.json"), doc.to_string().as_bytes()).unwrap();
     let checks = Checks::builtin(Arc::new(Sandbox::new(Limits::default(), 1, Some(cache_at(&cache_dir()))).unwrap()));
-    let site = Site { root: RootDir::new(&tree.root).unwrap(), file_dir: tree.base.clone() };
+    let site = Site::new(RootDir::new(&tree.root).unwrap(), tree.base.clone());
     let plan = checks.plan(&file.assertions()[0], &site);
     exchange(&tree.root.join("sub"), &tree.root.join("staging"));
     let outcome = checks.execute(plan);

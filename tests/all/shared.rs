@@ -33,7 +33,7 @@ fn repeated_questions_are_evaluated_once() {
     let file = assertion::parse(std::path::Path::new("shared.json"), doc.to_string().as_bytes()).unwrap();
     let cache = support::cache_at(&support::cache_dir());
     let checks = Checks::builtin(Arc::new(Sandbox::new(Limits::default(), 2, Some(cache)).unwrap()));
-    let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };
+    let site = Site::new(RootDir::new(dir.path()).unwrap(), dir.path().to_path_buf());
 
     // One call of `finished` per evaluation, with the number of assertions it answered.
     let finished = Arc::new(Mutex::new(Vec::new()));

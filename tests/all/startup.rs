@@ -15,7 +15,7 @@ fn builtin_checks_run_precompiled_with_an_empty_cache() {
     let cache_dir = dir.path().join("cache");
     let cache = crate::support::cache_at(&cache_dir);
     let checks = Checks::builtin(Arc::new(Sandbox::new(Limits::default(), 1, Some(cache)).unwrap()));
-    let site = Site { root: RootDir::new(dir.path()).unwrap(), file_dir: dir.path().to_path_buf() };
+    let site = Site::new(RootDir::new(dir.path()).unwrap(), dir.path().to_path_buf());
     let doc = json!({ "assertions": [
         {"id": "F", "type": "file_content", "path": "a.txt", "needle": "hello"},
         {"id": "C", "type": "grep_match", "command": "grep -n hello a.txt"},
