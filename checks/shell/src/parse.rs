@@ -34,8 +34,8 @@ mod words;
 
 pub(crate) use guards::parenthesis_depth;
 use guards::{
-    MAX_AMBIGUOUS_ARITHMETIC, ambiguous_arithmetic, array_subscript, here_documents, nesting_depth, old_arithmetic,
-    overflowing_number, substitution_after,
+    MAX_AMBIGUOUS_ARITHMETIC, MAX_CASE_NESTING, ambiguous_arithmetic, array_subscript, case_nesting, here_documents,
+    nesting_depth, old_arithmetic, overflowing_number, substitution_after,
 };
 pub use tree::*;
 pub use words::literal;
@@ -115,6 +115,9 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
             "more than {MAX_AMBIGUOUS_ARITHMETIC} `$((` that are not arithmetic (write `$( (…) )` for a subshell)"
         )));
     }
+    if case_nesting(source) > MAX_CASE_NESTING {
+        return Err(Unsupported(format!("more than {MAX_CASE_NESTING} `case` statements nested (or left open)")));
+    }
     if old_arithmetic(source) {
         return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));
     }
@@ -124,7 +127,8 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
                 "a here-document delimiter that is not a plain word (at byte {at}; write <<EOF, <<'EOF' or <<\"EOF\")"
             )));
         }
-        Ok(documents) => {
+        Ok(operators) => {
+            let documents: Vec<_> = operators.iter().filter(|d| !d.arithmetic).collect();
             if let Some(delimiter) = documents.iter().find(|d| !d.ended(source)).map(|d| &d.delimiter) {
                 return Err(Unsupported(format!("a here-document without its end line `{delimiter}`")));
             }
@@ -133,7 +137,7 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
                     "a here-document `{delimiter}` whose body has unbalanced substitutions (quote its delimiter: <<'{delimiter}')"
                 )));
             }
-            if documents.iter().any(|d| substitution_after(source, d.at)) {
+            if operators.iter().any(|d| substitution_after(source, d.at, d.arithmetic)) {
                 return Err(Unsupported("a substitution after a here-document operator on the same line".into()));
             }
         }

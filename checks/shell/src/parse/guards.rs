@@ -165,10 +165,11 @@ pub(super) fn here_documents(source: &str) -> Result<Vec<HereDocument>, usize> {
             return Err(at);
         }
         // An arithmetic shift has no body; only a line that starts after it can end one.
+        // Told roughly (an unclosed `((` before it), so it is still checked for a
+        // substitution after it ([`substitution_after`]): the tokenizer may take it for
+        // an operator where this scan does not (found by fuzzing).
         let arithmetic = source[..at].rfind("((").is_some_and(|open| !source[open..at].contains("))"));
-        if !arithmetic {
-            documents.push(HereDocument { at, delimiter, strip_tabs, quoted: quote.is_some() || escaped });
-        }
+        documents.push(HereDocument { at, delimiter, strip_tabs, quoted: quote.is_some() || escaped, arithmetic });
         from = i;
     }
     Ok(documents)
@@ -181,6 +182,8 @@ pub(super) struct HereDocument {
     strip_tabs: bool,
     /// `<<'EOF'`, `<<"EOF"`, `<<\EOF`: a body without expansions.
     quoted: bool,
+    /// Probably an arithmetic shift (`$((1 << 2))`), which has no body.
+    pub(super) arithmetic: bool,
 }
 
 impl HereDocument {
@@ -244,7 +247,10 @@ impl HereDocument {
 /// nested construct (`<<F $(` newline `)` newline `F`, `<<F ${$$}` …, `<<F "` … newline
 /// … `$(`: found by fuzzing). Counted roughly: such a command is refused, never
 /// misread. Analysts put their substitutions in the body or on other lines.
-pub(super) fn substitution_after(source: &str, at: usize) -> bool {
+///
+/// After an arithmetic shift (`arithmetic`), another arithmetic expansion (`$((`) does
+/// not count: `echo $((1 << 2)) $((x << y))` is arithmetic twice.
+pub(super) fn substitution_after(source: &str, at: usize, arithmetic: bool) -> bool {
     let bytes = source.as_bytes();
     let (mut single, mut double, mut i) = (false, false, at + 2);
     while i < bytes.len() {
@@ -254,6 +260,7 @@ pub(super) fn substitution_after(source: &str, at: usize) -> bool {
             b'\\' => i += 1,
             b'"' => double = !double,
             b'`' => return true,
+            b'$' if arithmetic && bytes[i + 1..].starts_with(b"((") => i += 2,
             b'$' if matches!(bytes.get(i + 1), Some(b'(' | b'{')) => return true,
             b'\n' if !double => break,
             _ => {}
@@ -361,9 +368,49 @@ pub(super) fn ambiguous_arithmetic(source: &str) -> usize {
     count
 }
 
+/// Deepest nesting of `case` statements handed to the parser: brush-parser 0.4 backtracks
+/// over each `case` item's end (`;;`, `esac`, or another item), so the time to parse
+/// doubles with each `case` open at once, closed or not (twenty nested took 2.5 s
+/// natively and minutes in the fuzz build: found by fuzzing). Analysts nest one or two.
+pub(super) const MAX_CASE_NESTING: usize = 6;
+
+/// The most `case` statements open at once in `source`, counted roughly: a word `case`
+/// opens one and a word `esac` closes one, outside single quotes; double quotes are not
+/// tracked, so `echo "case case …"` counts (refused, never misread).
+pub(super) fn case_nesting(source: &str) -> usize {
+    let quoted = single_quoted(source);
+    let bytes = source.as_bytes();
+    let boundary = |b: u8| b.is_ascii_whitespace() || matches!(b, b';' | b'&' | b'|' | b'(' | b')' | b'`');
+    let word_at = |at: usize, word: &[u8]| {
+        bytes[at..].starts_with(word)
+            && !quoted[at]
+            && (at == 0 || boundary(bytes[at - 1]))
+            && bytes.get(at + word.len()).is_none_or(|&b| boundary(b))
+    };
+    let (mut open, mut most) = (0usize, 0usize);
+    for at in 0..bytes.len() {
+        if word_at(at, b"case") {
+            open += 1;
+            most = most.max(open);
+        } else if word_at(at, b"esac") {
+            open = open.saturating_sub(1);
+        }
+    }
+    most
+}
+
 #[cfg(test)]
 mod tests {
-    use super::ambiguous_arithmetic;
+    use super::{ambiguous_arithmetic, case_nesting};
+
+    #[test]
+    fn case_statements_open_at_once_are_counted() {
+        assert_eq!(case_nesting("case $x in a) echo a;; esac; case $y in b) :;; esac"), 1);
+        assert_eq!(case_nesting("case x in a) case y in b) :;; esac;; esac"), 2);
+        assert_eq!(case_nesting(&"case x in a) x;".repeat(20)), 20, "unclosed");
+        assert_eq!(case_nesting("echo 'case case case' showcase cases; grep -r case ."), 1);
+        assert_eq!(case_nesting("(case x in a) :;; esac)"), 1);
+    }
 
     #[test]
     fn arithmetic_is_told_from_subshells_and_strays() {

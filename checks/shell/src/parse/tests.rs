@@ -97,6 +97,17 @@ fn numbers_the_grammar_would_panic_on_are_refused() {
     ] {
         assert!(parse(source).is_ok(), "{source:?}");
     }
+    // Found by fuzzing: an operator this scan takes for an arithmetic shift (an unclosed
+    // `((` before it) that the tokenizer reads as a here-document, with a substitution
+    // after it on its line: the tokenizer's unwrap panicked.
+    for source in ["x ((i <<F $)))<F $(\n)\nF", "echo $((1 << 2)) $(date)"] {
+        assert!(parse(source).unwrap_err().0.contains("a substitution after a here-document operator"), "{source:?}");
+    }
+    // Found by fuzzing: nested or unclosed `case` statements, each doubling the time.
+    for source in ["case x in a) x;".repeat(20), format!("{}x{}", "case x in a) ".repeat(20), "; esac".repeat(20))] {
+        assert!(parse(&source).unwrap_err().0.contains("`case` statements nested"), "{source:?}");
+    }
+    assert!(parse("case $1 in a) case $2 in b) echo ab;; esac;; *) echo other;; esac").is_ok());
     // Found by fuzzing: the tokenizer grows without bound on `$[` in a delimiter.
     for source in ["cat <<EOF$[  ", "echo $[1+2]", "echo \"it's $[1]\""] {
         assert!(parse(source).unwrap_err().0.contains("`$[…]` arithmetic"), "{source:?}");
