@@ -174,12 +174,6 @@ impl Declared {
         linked(name) || self.types_only.iter().any(|t| t == name)
     }
 
-    /// Whether a producer named `tool` (case-insensitive substring) built this.
-    pub fn built_by(&self, tool: &str) -> bool {
-        let tool = tool.to_ascii_lowercase();
-        self.producers.iter().any(|p| p.to_ascii_lowercase().contains(&tool))
-    }
-
     /// Why the sandbox cannot link this component, with what to do about it, or `None`
     /// when every import is one it links.
     pub fn refusal(&self) -> Option<String> {
@@ -196,13 +190,11 @@ impl Declared {
 
     /// What to do about `unlinked` imports, for the toolchains this is known of.
     fn fix(&self, unlinked: &[&str]) -> String {
-        let http = unlinked.iter().any(|i| i.starts_with("wasi:http/"));
-        if http && (self.built_by("componentize-js") || self.built_by("starlingmonkey")) {
-            return "componentize-js imports wasi:http unless built with `--disable http --disable fetch-event`".into();
-        }
-        if http {
-            return "checks have no network: build it without HTTP (componentize-js: \
-                    `--disable http --disable fetch-event`)"
+        // componentize-js's output names no producer of its own, so the fix is given for
+        // any HTTP import.
+        if unlinked.iter().any(|i| i.starts_with("wasi:http/")) {
+            return "checks have no network; componentize-js imports wasi:http unless built with \
+                    `--disable http --disable fetch-event`"
                 .into();
         }
         if unlinked.iter().any(|i| i.starts_with("reviewhost:check/programs")) {
@@ -282,10 +274,9 @@ mod tests {
     }
 
     #[test]
-    fn the_fix_names_the_toolchain_that_is_known() {
+    fn an_http_import_is_refused_with_the_fix_for_componentize_js() {
         let mut declared = Declared {
             imports: vec!["wasi:io/streams@0.2.3".into(), "wasi:http/types@0.2.3".into()],
-            producers: vec!["processed-by: ComponentizeJS 0.23.0".into()],
             ..Declared::default()
         };
         let refusal = declared.refusal().unwrap();

@@ -195,7 +195,7 @@ fn a_scaffolded_validator_builds_tests_and_runs() {
 
     let out = reviewhost().arg("test").arg(&wasm).arg("--fixtures").arg(crate_dir.join("fixtures")).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("2 of 2 cases as expected"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("3 of 3 cases as expected"), "{}", stdout(&out));
 
     let repo = dir.path().join("repo");
     std::fs::create_dir_all(repo.join("src")).unwrap();

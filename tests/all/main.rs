@@ -8,6 +8,7 @@ mod components;
 mod support;
 
 mod agent_clis;
+mod authoring_langs;
 mod baselines;
 mod bounded_reads;
 mod commands;

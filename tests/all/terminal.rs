@@ -255,6 +255,7 @@ fn every_help_example_runs() {
         "lint",
         "new",
         "test",
+        "inspect",
         "schema",
         "validate",
         "completions",

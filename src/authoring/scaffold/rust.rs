@@ -1,24 +1,9 @@
-//! `reviewhost new NAME`: a ready-to-build validator crate.
+//! The Rust validator crate: the example, and a copy of the SDK and its manifest.
 //!
-//! The SDK is not published, so the crate gets its own copy: the WIT package and the SDK
-//! sources are embedded in this binary at build time and written next to the new check.
-//! The copy is exactly the SDK this reviewhost speaks to, so versions cannot drift.
+//! The SDK is not published, so the crate gets its own copy: the SDK sources are embedded
+//! in this binary at build time and written next to the new check. The copy is exactly
+//! the SDK this reviewhost speaks to, so versions cannot drift.
 
-use std::path::{Path, PathBuf};
-
-/// Why a check crate could not be created.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ScaffoldError {
-    #[error("'{0}' is not a valid crate name (letters, digits, '-' and '_', starting with a letter)")]
-    Name(String),
-    #[error("{}: already exists; choose another name or remove it", .0.display())]
-    Exists(PathBuf),
-    #[error("{}: cannot write: {source}", path.display())]
-    Write { path: PathBuf, source: std::io::Error },
-}
-
-const WIT: &str = include_str!("../../wit/check.wit");
 // The SDK's sources: guest-sdk/ in the workspace, builtins/guest-sdk/ in a package
 // (build.rs says which).
 const SDK_LIB: &str = include_str!(concat!(env!("REVIEWHOST_GUEST_SDK"), "/src/lib.rs"));
@@ -55,9 +40,9 @@ tempfile = "3"
 
 const EXAMPLE: &str = r##"//! A reviewhost validator: every file matching `config.files` contains `config.text`.
 //!
-//! Build:  cargo build --release --target wasm32-wasip2
+//! Build:  cargo build --release --target wasm32-wasip2 && cp target/wasm32-wasip2/release/NAME_UNDERSCORED.wasm NAME.wasm
 //! Test:   cargo test                          (native, on fixtures/)
-//!         reviewhost test target/wasm32-wasip2/release/NAME_UNDERSCORED.wasm --fixtures fixtures
+//!         reviewhost test NAME.wasm --fixtures fixtures
 
 use reviewhost_guest::{Root, Validator, Verdict};
 use serde::Deserialize;
@@ -127,13 +112,14 @@ Created by `reviewhost new`. `src/lib.rs` holds a working example (every file ma
 `config.files` contains `config.text`); change it into your check.
 
     cargo test                                          # native unit tests on fixtures/
-    cargo build --release --target wasm32-wasip2        # the component
-    reviewhost test target/wasm32-wasip2/release/NAME_UNDERSCORED.wasm --fixtures fixtures
+    cargo build --release --target wasm32-wasip2 && cp target/wasm32-wasip2/release/NAME_UNDERSCORED.wasm NAME.wasm
+    reviewhost test NAME.wasm --fixtures fixtures
+    reviewhost inspect NAME.wasm                        # the sha256 to pin, and what it imports
 
 Reference it from an assertions file:
 
     {"id": "LIC-1", "type": "custom", "description": "sources carry a license header",
-     "component": "path/to/NAME_UNDERSCORED.wasm", "sha256": "<sha256sum of the .wasm>",
+     "component": "path/to/NAME.wasm", "sha256": "<sha256 from reviewhost inspect>",
      "config": {"files": ["src/**/*.rs"], "text": "SPDX-License-Identifier"}}
 
 `reviewhost-guest/` and `wit/` are the SDK and the WIT contract of the reviewhost that
@@ -142,17 +128,8 @@ created this crate; keep them as they are. Each fixture case is a directory with
 "message_contains": "..."}}`) and the tree to check under `root/`.
 "#;
 
-/// Writes the crate `name` into `parent/name`.
-pub fn create(parent: &Path, name: &str) -> Result<PathBuf, ScaffoldError> {
-    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !valid {
-        return Err(ScaffoldError::Name(name.into()));
-    }
-    let dir = parent.join(name);
-    if dir.exists() {
-        return Err(ScaffoldError::Exists(dir));
-    }
+/// The crate's files for the check `name` (a valid name), beside `wit/` and the fixtures.
+pub(super) fn files(name: &str) -> super::Files {
     let underscored = name.replace('-', "_");
     let fill = |text: &str| text.replace("NAME_UNDERSCORED", &underscored).replace("NAME", name);
     let manifest = format!(
@@ -162,36 +139,22 @@ pub fn create(parent: &Path, name: &str) -> Result<PathBuf, ScaffoldError> {
          # A workspace of its own, even when created inside another one.\n[workspace]\n\n\
          [profile.release]\nopt-level = \"s\"\nlto = true\n"
     );
-    let case = |status: &str, contains: &str| {
-        format!(
-            "{{\n  \"config\": {{\"files\": [\"src/**/*.rs\"], \"text\": \"SPDX-License-Identifier\"}},\n  \
-             \"expect\": {{\"status\": \"{status}\", \"message_contains\": \"{contains}\"}}\n}}\n"
-        )
-    };
-    let licensed = "// SPDX-License-Identifier: MIT\nfn main() {}\n";
-    let files: Vec<(&str, String)> = vec![
-        ("Cargo.toml", manifest),
-        ("src/lib.rs", fill(EXAMPLE)),
-        ("README.md", fill(README)),
-        ("wit/check.wit", WIT.into()),
-        ("reviewhost-guest/Cargo.toml", SDK_MANIFEST.into()),
-        ("reviewhost-guest/src/lib.rs", SDK_LIB.into()),
-        ("reviewhost-guest/src/root.rs", SDK_ROOT.into()),
-        ("fixtures/all-licensed/case.json", case("pass", "all 2 files")),
-        ("fixtures/all-licensed/root/src/a.rs", licensed.into()),
-        ("fixtures/all-licensed/root/src/b.rs", licensed.into()),
-        ("fixtures/one-missing/case.json", case("fail", "1 of 2 files")),
-        ("fixtures/one-missing/root/src/a.rs", licensed.into()),
-        ("fixtures/one-missing/root/src/b.rs", "fn main() {}\n".into()),
-        (".gitignore", "/target\n".into()),
-    ];
-    for (path, contents) in files {
-        let path = dir.join(path);
-        let write = || {
-            std::fs::create_dir_all(path.parent().expect("has a parent"))?;
-            std::fs::write(&path, contents)
-        };
-        write().map_err(|source| ScaffoldError::Write { path: path.clone(), source })?;
-    }
-    Ok(dir)
+    vec![
+        ("Cargo.toml".into(), manifest),
+        ("src/lib.rs".into(), fill(EXAMPLE)),
+        ("README.md".into(), fill(README)),
+        ("reviewhost-guest/Cargo.toml".into(), SDK_MANIFEST.into()),
+        ("reviewhost-guest/src/lib.rs".into(), SDK_LIB.into()),
+        ("reviewhost-guest/src/root.rs".into(), SDK_ROOT.into()),
+        (".gitignore".into(), super::named("/target\n/NAME.wasm\n", name)),
+    ]
+}
+
+/// Builds the component and copies it to `NAME/NAME.wasm`, as every language's does.
+pub(super) fn build(name: &str) -> String {
+    let underscored = name.replace('-', "_");
+    format!(
+        "cd {name} && cargo build --release --target wasm32-wasip2 \
+         && cp target/wasm32-wasip2/release/{underscored}.wasm {name}.wasm"
+    )
 }
