@@ -91,3 +91,25 @@ impl Progress {
         self.bar.finish_and_clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bar names the component while any compile is under way, escaped, and says
+    /// nothing once the last one ends.
+    #[test]
+    fn the_bar_names_what_is_compiling_until_the_last_compile_ends() {
+        let progress = Progress::spinner(false);
+        let observe = progress.compile_observer();
+        observe("checks/a.wasm", true);
+        assert_eq!(progress.bar.message(), " · compiling checks/a.wasm (once; cached afterwards)");
+        observe("evil\u{1b}[2J.wasm", true);
+        assert!(progress.bar.message().contains("evil\\x1b[2J.wasm"), "{}", progress.bar.message());
+        observe("checks/a.wasm", false);
+        assert!(!progress.bar.message().is_empty(), "one compile is still under way");
+        observe("evil\u{1b}[2J.wasm", false);
+        assert_eq!(progress.bar.message(), "");
+        progress.finish();
+    }
+}
