@@ -113,11 +113,7 @@ fn use_as_an_author(dir: &Path, name: &str, wasm: &Path, planted: &[(&str, &str)
     };
     let repo = |files: &[(&str, &str)]| {
         let repo = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = repo.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
+        write_files(repo.path(), files);
         repo
     };
     let licensed = "// SPDX-License-Identifier: MIT\n";
@@ -185,11 +181,7 @@ fn a_python_check_goes_from_new_to_a_pinned_passing_check() {
     let mut files = vec![("src/a.rs", "fn a() {}\n")];
     files.extend_from_slice(&planted);
     let repo = tempfile::tempdir().unwrap();
-    for (path, text) in &files {
-        let path = repo.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
+    write_files(repo.path(), &files);
     let assertion = json!({"id": "LAZY", "type": "custom", "description": "d", "component": wasm.to_str().unwrap(),
                            "config": {"files": ["src/**/*.rs"], "text": "SPDX", "lazy": true}});
     let file = assertions_file(repo.path(), json!([assertion]));

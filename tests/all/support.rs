@@ -97,6 +97,15 @@ pub fn statuses(path: &Path) -> Vec<(String, String)> {
 }
 
 /// Copies the directory `from` to `to`, recursively (files and directories only).
+/// Writes each (root-relative path, text) under `root`, making directories as needed.
+pub fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("a file has a parent")).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
