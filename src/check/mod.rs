@@ -79,7 +79,14 @@ impl Outcome {
                     .collect(),
                 duration,
             },
-            Err(e) => Outcome { status: Status::Error, message: e.to_string(), evidence: Vec::new(), duration },
+            // What a check says when it cannot evaluate is cut like its verdicts: a
+            // component may return an error of any size.
+            Err(e) => Outcome {
+                status: Status::Error,
+                message: cut(e.to_string(), MAX_MESSAGE_CHARS),
+                evidence: Vec::new(),
+                duration,
+            },
         }
     }
 }
@@ -402,12 +409,17 @@ impl Checks {
             });
         }
         let slot = self.validators.lock().expect("no panics while held").entry(digest.clone()).or_default().clone();
+        // Shared by every assertion naming these bytes, under whatever name: the reason
+        // is kept without the name, and each assertion's error names its own.
         let loaded = slot.get_or_init(|| {
-            self.sandbox.load_validator(component, wasm).map(Arc::new).map_err(|e: SandboxError| e.to_string())
+            self.sandbox.load_validator(component, wasm).map(Arc::new).map_err(|e: SandboxError| match e {
+                SandboxError::Component { reason, .. } => reason,
+                other => other.to_string(),
+            })
         });
         let component = match (loaded, found) {
             (Ok(component), _) => component.clone(),
-            (Err(reason), Found::Near) => return error(reason.clone()),
+            (Err(reason), Found::Near) => return error(format!("component '{component}' cannot be loaded: {reason}")),
             (Err(_), Found::Elsewhere) => {
                 return error(format!("component {component}: {NOT_FOUND}{NOT_USABLE_ELSEWHERE}"));
             }
@@ -721,6 +733,19 @@ fn find_component(component: &str, site: &Site) -> Result<(Vec<u8>, Found), Stri
 mod tests {
     use super::*;
     use crate::sandbox::Verdict;
+
+    /// An error a component returns is cut like a verdict's message: a hostile one may
+    /// return hundreds of MiB, which would otherwise reach every report.
+    #[test]
+    fn a_components_error_is_cut_like_its_verdicts() {
+        let evaluation = crate::sandbox::Evaluation {
+            result: Err(crate::sandbox::EvalError::Refused("x".repeat(10 * MAX_MESSAGE_CHARS))),
+            duration: Duration::ZERO,
+        };
+        let outcome = Outcome::from_evaluation(evaluation);
+        assert_eq!(outcome.status, Status::Error);
+        assert_eq!(outcome.message.chars().count(), MAX_MESSAGE_CHARS);
+    }
 
     /// A run reads each component once: later assertions naming it get the bytes read
     /// and hashed first, even if the file is gone or changed meanwhile, so what is

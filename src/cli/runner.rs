@@ -25,11 +25,11 @@ pub fn runner_with_grants(
 
 /// The compiled-component cache, or none (with a warning) when it cannot be trusted:
 /// a cache or key that lies inside `root` (the repository under review could ship
-/// entries there) is never used. A `REVIEWHOST_CACHE_SIZE` that is not a size is an
-/// error.
+/// entries there) is never used. `REVIEWHOST_CACHE_SIZE=0` turns it off; a value that
+/// is not a size is an error.
 fn cache(root: &Path) -> anyhow::Result<Option<Cache>> {
     let max_size = Cache::default_max_size().map_err(anyhow::Error::msg)?;
-    let (Some(dir), Some(key)) = (Cache::default_dir(), CacheKey::default_path()) else {
+    let (Some(dir), Some(key), 1..) = (Cache::default_dir(), CacheKey::default_path(), max_size) else {
         return Ok(None);
     };
     let opened = || -> Result<Cache, String> {

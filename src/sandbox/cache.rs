@@ -28,7 +28,7 @@
 //! an unbounded cache grows by that much per build. Each use of an entry marks it used
 //! (its modification time); after an entry is written, the least recently used ones are
 //! removed until the entries take at most [`Cache::max_size`] bytes
-//! (`REVIEWHOST_CACHE_SIZE`, default [`DEFAULT_MAX_SIZE`]). The entry just written is
+//! (`REVIEWHOST_CACHE_SIZE`, default [`DEFAULT_MAX_SIZE`]; `0` turns the cache off). The entry just written is
 //! never removed, so one component larger than the cap is still cached until the next.
 
 use std::hash::{Hash, Hasher};
@@ -180,12 +180,15 @@ impl Cache {
         self.max_size
     }
 
-    /// `$REVIEWHOST_CACHE_SIZE` (a size such as `1GiB`), else [`DEFAULT_MAX_SIZE`].
+    /// `$REVIEWHOST_CACHE_SIZE` (a size such as `1GiB`, at least 1 MiB, or `0` for no
+    /// cache at all), else [`DEFAULT_MAX_SIZE`].
     pub fn default_max_size() -> Result<u64, String> {
         match std::env::var("REVIEWHOST_CACHE_SIZE") {
-            Ok(text) if !text.is_empty() => {
-                super::limits::parse_memory(&text).map_err(|e| format!("REVIEWHOST_CACHE_SIZE: {e}"))
-            }
+            Ok(text) if text.trim() == "0" => Ok(0),
+            Ok(text) if !text.is_empty() => super::limits::parse_memory(&text).map_err(|e| {
+                let e = e.replace("minimum a check needs", "minimum (0 turns the cache off)");
+                format!("REVIEWHOST_CACHE_SIZE: {e}")
+            }),
             Err(std::env::VarError::NotUnicode(_)) => Err("REVIEWHOST_CACHE_SIZE: not UTF-8".into()),
             _ => Ok(DEFAULT_MAX_SIZE),
         }

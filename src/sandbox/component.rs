@@ -187,7 +187,10 @@ impl Sandbox {
 /// `memory` bytes, if it cannot: the exported interface, the imports, the memory.
 pub fn usable_validator(declared: &Declared, memory: u64) -> Result<(), String> {
     let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
-    match declared.exports.iter().find_map(|e| e.strip_prefix(interface)?.strip_prefix('@')) {
+    let versions: Vec<&str> =
+        declared.exports.iter().filter_map(|e| e.strip_prefix(interface)?.strip_prefix('@')).collect();
+    // Usable when any exported version is compatible, as wasmtime's own lookup is.
+    match versions.iter().find(|v| semver_compatible(v, expected)).or(versions.first()) {
         Some(version) if semver_compatible(version, expected) => {}
         Some(version) => {
             return Err(format!(

@@ -12,9 +12,11 @@
 //! the sandbox does not link at all. Anything else (a version the linker may not accept,
 //! a type that differs) is left to wasmtime's own type check after compiling.
 
+use std::collections::{BTreeSet, HashSet};
+
 use wasmparser::{
     ComponentAlias, ComponentExternalKind, ComponentOuterAliasKind, ComponentType, ComponentTypeRef, Encoding,
-    InstanceTypeDeclaration, KnownCustom, Parser, Payload, TypeBounds,
+    Instance, InstanceTypeDeclaration, KnownCustom, Parser, Payload, TypeBounds,
 };
 
 /// The WASI 0.2 interfaces every check is linked with (`wasmtime_wasi::p2::add_to_linker_sync`),
@@ -56,16 +58,22 @@ pub struct Declared {
     pub imports: Vec<String>,
     /// The imports that are instances of types alone (no function, no resource): they
     /// need no definition, so any linker satisfies them (`reviewhost:check/types`).
-    pub types_only: Vec<String>,
+    pub types_only: BTreeSet<String>,
     /// The names of its top-level exports (`reviewhost:check/validator@0.1.0`), in order.
     pub exports: Vec<String>,
-    /// Bytes of linear memory its core modules define at their start, summed: the
-    /// least `--memory` under which it can be instantiated at all.
+    /// Bytes of linear memory the core modules it instantiates define at their start,
+    /// summed over its instantiations: at least what it needs, so a `--memory` below it
+    /// can never instantiate it. (Modules inside nested components are not counted.)
     pub initial_memory: u64,
-    /// Its `producers` section, as `field: name version` (`processed-by: componentize-py
-    /// 0.25.1`), from every module and component inside it, without repeats.
+    /// Its `producers` sections, as `field: name version` (`processed-by: componentize-py
+    /// 0.25.1`), from every module and component inside it, without repeats; at most
+    /// [`MAX_PRODUCERS`].
     pub producers: Vec<String>,
 }
+
+/// Producer entries kept: a toolchain writes a dozen. A hostile component may hold
+/// millions, and reading them must stay linear and small.
+pub const MAX_PRODUCERS: usize = 64;
 
 /// Why a component's sections could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +94,12 @@ impl Declared {
         // of is at worst taken for one that is not, which only leaves a refusal to
         // wasmtime's own check after compiling.
         let mut types: Vec<bool> = Vec::new();
+        // The outer component's core module index space: the memory each module defines
+        // (0 for one imported or aliased, unknown here, which keeps the sum a lower
+        // bound), and the module whose sections are being read.
+        let mut modules: Vec<u64> = Vec::new();
+        let mut reading: Option<usize> = None;
+        let mut producers_seen: HashSet<String> = HashSet::new();
         for payload in Parser::new(0).parse_all(wasm) {
             let payload = payload.map_err(|e| DeclaredError(e.to_string()))?;
             match payload {
@@ -95,7 +109,26 @@ impl Declared {
                         outer_is_component = encoding == Encoding::Component;
                     }
                 }
-                Payload::End(_) => depth = depth.saturating_sub(1),
+                Payload::End(_) => {
+                    depth = depth.saturating_sub(1);
+                    if depth <= 1 {
+                        reading = None;
+                    }
+                }
+                Payload::ModuleSection { .. } if depth == 1 => {
+                    modules.push(0);
+                    reading = Some(modules.len() - 1);
+                }
+                Payload::InstanceSection(reader) if depth == 1 => {
+                    for instance in reader {
+                        if let Instance::Instantiate { module_index, .. } =
+                            instance.map_err(|e| DeclaredError(e.to_string()))?
+                        {
+                            let bytes = modules.get(module_index as usize).copied().unwrap_or(0);
+                            declared.initial_memory = declared.initial_memory.saturating_add(bytes);
+                        }
+                    }
+                }
                 Payload::ComponentTypeSection(reader) if depth == 1 => {
                     for ty in reader {
                         let ty = ty.map_err(|e| DeclaredError(e.to_string()))?;
@@ -108,6 +141,9 @@ impl Declared {
                         if adds_a_type(&alias) {
                             types.push(false);
                         }
+                        if matches!(alias, ComponentAlias::Outer { kind: ComponentOuterAliasKind::CoreModule, .. }) {
+                            modules.push(0);
+                        }
                     }
                 }
                 Payload::ComponentImportSection(reader) if depth == 1 => {
@@ -116,8 +152,9 @@ impl Declared {
                         let name = import.name.name.to_string();
                         match import.ty {
                             ComponentTypeRef::Type(_) => types.push(false),
+                            ComponentTypeRef::Module(_) => modules.push(0),
                             ComponentTypeRef::Instance(index) if types.get(index as usize) == Some(&true) => {
-                                declared.types_only.push(name.clone());
+                                declared.types_only.insert(name.clone());
                             }
                             _ => {}
                         }
@@ -133,22 +170,27 @@ impl Declared {
                         declared.exports.push(export.name.name.to_string());
                     }
                 }
-                Payload::MemorySection(reader) => {
+                Payload::MemorySection(reader) if depth == 2 => {
+                    let Some(module) = reading else { continue };
                     for memory in reader {
                         let memory = memory.map_err(|e| DeclaredError(e.to_string()))?;
                         let page = 1u64 << memory.page_size_log2.unwrap_or(16);
                         let bytes = memory.initial.saturating_mul(page);
-                        declared.initial_memory = declared.initial_memory.saturating_add(bytes);
+                        modules[module] = modules[module].saturating_add(bytes);
                     }
                 }
-                Payload::CustomSection(section) => {
+                Payload::CustomSection(section) if declared.producers.len() < MAX_PRODUCERS => {
                     if let KnownCustom::Producers(reader) = section.as_known() {
-                        for field in reader.into_iter().flatten() {
-                            for value in field.values.into_iter().flatten() {
-                                let entry = format!("{}: {} {}", field.name, value.name, value.version);
-                                let entry = entry.trim_end().to_string();
-                                if !declared.producers.contains(&entry) {
-                                    declared.producers.push(entry);
+                        let values = reader
+                            .into_iter()
+                            .flatten()
+                            .flat_map(|field| field.values.into_iter().flatten().map(move |value| (field.name, value)));
+                        for (field, value) in values {
+                            let entry = format!("{field}: {} {}", value.name, value.version).trim_end().to_string();
+                            if producers_seen.insert(entry.clone()) {
+                                declared.producers.push(entry);
+                                if declared.producers.len() == MAX_PRODUCERS {
+                                    break;
                                 }
                             }
                         }
@@ -171,7 +213,7 @@ impl Declared {
 
     /// Whether the sandbox satisfies the import `name` of this component.
     pub fn provided(&self, name: &str) -> bool {
-        linked(name) || self.types_only.iter().any(|t| t == name)
+        linked(name) || self.types_only.contains(name)
     }
 
     /// Why the sandbox cannot link this component, with what to do about it, or `None`
@@ -181,7 +223,8 @@ impl Declared {
         let first = unlinked.first()?;
         let mut reason = match unlinked.len() {
             1 => format!("it imports {first}, which the sandbox does not provide"),
-            n => format!("it imports {n} interfaces the sandbox does not provide: {}", unlinked.join(", ")),
+            n if n <= 8 => format!("it imports {n} interfaces the sandbox does not provide: {}", unlinked.join(", ")),
+            n => format!("it imports {n} interfaces the sandbox does not provide: {}, …", unlinked[..8].join(", ")),
         };
         reason.push_str("; ");
         reason.push_str(&self.fix(&unlinked));
@@ -284,6 +327,75 @@ mod tests {
         assert!(refusal.contains("--disable http --disable fetch-event"), "{refusal}");
         declared.imports = vec!["wasi:io/streams@0.2.3".into()];
         assert_eq!(declared.refusal(), None);
+    }
+
+    /// `bytes` as an unsigned LEB128.
+    fn leb(mut n: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            out.push(if n == 0 { byte } else { byte | 0x80 });
+            if n == 0 {
+                return out;
+            }
+        }
+    }
+
+    /// A section: its id, then its size and contents.
+    fn section(id: u8, contents: &[u8]) -> Vec<u8> {
+        [vec![id], leb(contents.len()), contents.to_vec()].concat()
+    }
+
+    fn name(text: &str) -> Vec<u8> {
+        [leb(text.len()), text.as_bytes().to_vec()].concat()
+    }
+
+    const COMPONENT: &[u8] = b"\0asm\x0d\0\x01\0";
+
+    /// A component holding a core module with one memory of `pages` pages, instantiated
+    /// `instances` times.
+    fn with_memory(pages: usize, instances: usize) -> Vec<u8> {
+        let memory = section(5, &[leb(1), vec![0], leb(pages)].concat());
+        let module = [b"\0asm\x01\0\0\0".to_vec(), memory].concat();
+        let instantiate: Vec<u8> = (0..instances).flat_map(|_| [0u8, 0, 0]).collect();
+        [COMPONENT.to_vec(), section(1, &module), section(2, &[leb(instances), instantiate].concat())].concat()
+    }
+
+    /// Memory counts once per instantiation of the module that defines it: a module
+    /// never instantiated needs none (a hostile component added one of 5,000 pages to
+    /// be refused for memory it would never use).
+    #[test]
+    fn memory_is_counted_per_instantiation() {
+        let page = 64 * 1024;
+        assert_eq!(Declared::read(&with_memory(5000, 0)).unwrap().initial_memory, 0);
+        assert_eq!(Declared::read(&with_memory(3, 1)).unwrap().initial_memory, 3 * page);
+        assert_eq!(Declared::read(&with_memory(3, 2)).unwrap().initial_memory, 6 * page);
+    }
+
+    /// A producers section of 200,000 distinct entries is read in linear time and kept
+    /// to [`MAX_PRODUCERS`] (read into a list with a linear search for repeats, it held
+    /// a run for minutes before any limit applied).
+    #[test]
+    fn producers_are_bounded() {
+        let count = 200_000;
+        let values: Vec<u8> = (0..count).flat_map(|i| [name(&format!("l{i}")), name("1")].concat()).collect();
+        let field = [name("language"), leb(count), values].concat();
+        let producers = section(0, &[name("producers"), leb(1), field].concat());
+        let declared = Declared::read(&[COMPONENT.to_vec(), producers].concat()).unwrap();
+        assert_eq!(declared.producers.len(), MAX_PRODUCERS);
+        assert_eq!(declared.producers[0], "language: l0 1");
+    }
+
+    /// Usable when any exported version of the validator interface is compatible, as
+    /// wasmtime's own lookup is.
+    #[test]
+    fn any_compatible_export_will_do() {
+        let declared = Declared {
+            exports: vec!["reviewhost:check/validator@9.0.0".into(), "reviewhost:check/validator@0.1.0".into()],
+            ..Declared::default()
+        };
+        assert_eq!(super::super::component::usable_validator(&declared, 1 << 30), Ok(()));
     }
 
     #[test]

@@ -282,6 +282,28 @@ fn an_unlinkable_component_is_refused_before_it_is_compiled() {
         "{message}"
     );
     assert_eq!(entries(), 0, "nothing was compiled");
+    // The same bytes under two names: each assertion's error names its own file.
+    std::fs::copy(components::ROGUE_IMPORT, root.join("rogue-copy.wasm")).unwrap();
+    let file = assertions_file(
+        &root,
+        json!([custom("C-a", "rogue.wasm", json!(null)), custom("C-b", "rogue-copy.wasm", json!(null))]),
+    );
+    let out = reviewhost()
+        .arg("run")
+        .arg(&file)
+        .arg("--root")
+        .arg(&root)
+        .args(["--format", "json", "--jobs", "1"])
+        .env("REVIEWHOST_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (result, name) in report["results"].as_array().unwrap().iter().zip(["'rogue.wasm'", "'rogue-copy.wasm'"]) {
+        assert!(
+            result["message"].as_str().unwrap().starts_with(&format!("component {name} cannot be loaded")),
+            "{result}"
+        );
+    }
     // The same run with a usable component compiles it (and caches it): the cache works here.
     let file = assertions_file(&root, json!([custom("C-probe", "probe.wasm", json!({"pass": true}))]));
     let out = reviewhost()
@@ -348,4 +370,39 @@ fn inspect_shows_the_pin_the_world_and_what_is_not_linked() {
     let out = reviewhost().arg("inspect").arg(dir.path().join("x.wasm")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("x.wasm: a core WebAssembly module, not a component"), "{}", stderr(&out));
+}
+
+/// `REVIEWHOST_CACHE_SIZE`: `0` runs without a cache (nothing written), a value that is
+/// not a size stops the run (exit 2) naming the variable.
+#[test]
+fn the_cache_size_is_configured_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(components::PROBE, dir.path().join("probe.wasm")).unwrap();
+    let file = assertions_file(dir.path(), json!([custom("C-1", "probe.wasm", json!({"pass": true}))]));
+    // Outside the root: a cache inside the reviewed root is never used.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let cache = elsewhere.path().join("cache");
+    let with_size = |size: &str| {
+        reviewhost()
+            .arg("run")
+            .arg(&file)
+            .arg("--root")
+            .arg(dir.path())
+            .arg("--no-write")
+            .env("REVIEWHOST_CACHE_DIR", &cache)
+            .env("REVIEWHOST_CACHE_SIZE", size)
+            .output()
+            .unwrap()
+    };
+    let out = with_size("0");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!cache.exists(), "no cache with REVIEWHOST_CACHE_SIZE=0");
+    for bad in ["lots", "12 parsecs", "512K"] {
+        let out = with_size(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains("REVIEWHOST_CACHE_SIZE: "), "{bad}: {}", stderr(&out));
+    }
+    let out = with_size("64MiB");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(cache.exists());
 }
