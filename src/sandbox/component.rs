@@ -139,14 +139,7 @@ impl Sandbox {
         let component = self.compile(name, wasm)?;
         let exports: Vec<String> =
             component.component_type().exports(&self.engine).map(|(export, _)| export.to_string()).collect();
-        let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
-        let compatible = exports
-            .iter()
-            .filter_map(|e| e.strip_prefix(interface)?.strip_prefix('@').map(str::to_string))
-            .any(|version| semver_compatible(&version, expected));
-        if !compatible {
-            return Err(refused(format!("it does not export {VALIDATOR_INTERFACE}")));
-        }
+        exports_validator(&exports).map_err(refused)?;
         let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
         let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
         Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre), precompiled: false, granted: false })
@@ -186,29 +179,7 @@ impl Sandbox {
 /// Why a validator that declares `declared` cannot run in a sandbox whose memory limit is
 /// `memory` bytes, if it cannot: the exported interface, the imports, the memory.
 pub fn usable_validator(declared: &Declared, memory: u64) -> Result<(), String> {
-    let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
-    let versions: Vec<&str> =
-        declared.exports.iter().filter_map(|e| e.strip_prefix(interface)?.strip_prefix('@')).collect();
-    // Usable when any exported version is compatible, as wasmtime's own lookup is.
-    match versions.iter().find(|v| semver_compatible(v, expected)).or(versions.first()) {
-        Some(version) if semver_compatible(version, expected) => {}
-        Some(version) => {
-            return Err(format!(
-                "it was built against {interface}@{version}, but this reviewhost expects {VALIDATOR_INTERFACE} \
-                 (rebuild it with the matching reviewhost-guest SDK)"
-            ));
-        }
-        None => {
-            let exports = match declared.exports.is_empty() {
-                true => "none".to_string(),
-                false => declared.exports.join(", "),
-            };
-            return Err(format!(
-                "it does not export {VALIDATOR_INTERFACE} (it exports: {exports}); \
-                 build it for the custom-validator world of wit/check.wit, as `reviewhost new` does"
-            ));
-        }
-    }
+    exports_validator(&declared.exports)?;
     if let Some(refusal) = declared.refusal() {
         return Err(refusal);
     }
@@ -221,6 +192,30 @@ pub fn usable_validator(declared: &Declared, memory: u64) -> Result<(), String> 
         ));
     }
     Ok(())
+}
+
+/// Why `exports` (a component's export names) offer no version of
+/// [`VALIDATOR_INTERFACE`] this host can call, if they offer none. Any compatible version
+/// will do, as in wasmtime's own lookup.
+fn exports_validator(exports: &[String]) -> Result<(), String> {
+    let (interface, expected) = VALIDATOR_INTERFACE.split_once('@').expect("versioned");
+    let versions: Vec<&str> = exports.iter().filter_map(|e| e.strip_prefix(interface)?.strip_prefix('@')).collect();
+    if versions.iter().any(|v| semver_compatible(v, expected)) {
+        return Ok(());
+    }
+    Err(match versions.first() {
+        Some(version) => format!(
+            "it was built against {interface}@{version}, but this reviewhost expects {VALIDATOR_INTERFACE} \
+             (rebuild it with the matching reviewhost-guest SDK)"
+        ),
+        None => {
+            let exports = if exports.is_empty() { "none".to_string() } else { exports.join(", ") };
+            format!(
+                "it does not export {VALIDATOR_INTERFACE} (it exports: {exports}); \
+                 build it for the custom-validator world of wit/check.wit, as `reviewhost new` does"
+            )
+        }
+    })
 }
 
 /// Why `wasm` is not a WebAssembly component, if it is not.
