@@ -17,7 +17,7 @@ CPU time is user + system of the reviewhost process and its threads (os.wait4). 
 toolchains must be installed as `.ci/authoring-tools DIR` does; pass that DIR.
 
 Usage: python3 bench/custom_langs.py --tools target/authoring-tools [--binary PATH]
-       [--langs rust,python,typescript,javascript] [--runs 3]
+       [--langs rust,python,typescript,javascript] [--runs 3] [--jobs N]
 """
 import argparse
 import hashlib
@@ -89,6 +89,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(REPO, "target", "release", "reviewhost"))
     parser.add_argument("--langs", default="rust,python,typescript,javascript")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jobs", type=int, help="--jobs for the runs (default: reviewhost's own, all cores)")
     args = parser.parse_args()
     binary, tools = os.path.abspath(args.binary), os.path.abspath(args.tools)
     with tempfile.TemporaryDirectory() as base:
@@ -106,7 +107,8 @@ def main():
             warm_wall = statistics.median(measured(test, env)[0] for _ in range(args.runs))
             one = assertions(os.path.join(base, f"{lang}-1.json"), wasm, 1)
             many = assertions(os.path.join(base, f"{lang}-1000.json"), wasm, 1000)
-            run = lambda file: [binary, "run", file, "--root", root, "--no-write", "--quiet"]
+            jobs = ["--jobs", str(args.jobs)] if args.jobs else []
+            run = lambda file: [binary, "run", file, "--root", root, "--no-write", "--quiet", *jobs]
             one_cpu = statistics.median(measured(run(one), env)[1] for _ in range(args.runs))
             rows = [measured(run(many), env) for _ in range(args.runs)]
             wall = statistics.median(r[0] for r in rows)

@@ -9,6 +9,7 @@
 //! one that imports what the sandbox does not provide.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use wasmtime::component::Component;
@@ -29,6 +30,26 @@ pub const VALIDATOR_INTERFACE: &str = "reviewhost:check/validator@0.1.0";
 /// hold the run in the compiler. Honest components compile in about a second.
 pub const COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Linear memory at start from which a validator may be found to run best alone: an
+/// interpreter's snapshot (CPython from componentize-py, StarlingMonkey from
+/// componentize-js: 12 MiB and more). Compiled Rust checks start with about 1 MiB, and
+/// their page faults are the fresh pages of a growing heap, which cost no TLB shoot-down.
+pub const ALONE_FROM: u64 = 8 * MIB;
+
+/// Page faults in one evaluation above which such a validator's evaluations run one at a
+/// time. CPython writes to every object it touches (reference counts), so each check
+/// takes a copy-on-write fault on about 600 pages of its snapshot that the slot's reset
+/// gave back (wasmtime's reset keeps at most 32 dirty regions), and each such fault is a
+/// TLB shoot-down to every other core running the process: two at once on 2 cores took
+/// twice the CPU (11.6 s for 1,000 checks) for no wall time. StarlingMonkey faults about
+/// 210 pages a check and gains from a second core (BENCHMARKS.md, custom checks per
+/// language).
+pub const ALONE_FAULTS: u64 = 400;
+
+/// Evaluations of a component seen before [`ALONE_FAULTS`] decides: more than the slots
+/// two threads first fill.
+pub const ALONE_AFTER: u64 = 4;
+
 /// A compiled, pre-linked check component.
 #[derive(Clone)]
 pub struct CheckComponent {
@@ -38,6 +59,36 @@ pub struct CheckComponent {
     precompiled: bool,
     /// Linked with the `programs` capability ([`Sandbox::load_builtin_granted`]).
     pub(super) granted: bool,
+    /// For a validator that starts with [`ALONE_FROM`] of memory or more: the page faults
+    /// of its evaluations, which decide whether they run one at a time (`supervise`).
+    pub(super) faults: Option<Arc<Faults>>,
+}
+
+/// The page faults of a component's evaluations so far.
+#[derive(Debug)]
+pub(super) struct Faults {
+    evaluations: AtomicU64,
+    fewest: AtomicU64,
+}
+
+impl Default for Faults {
+    fn default() -> Faults {
+        Faults { evaluations: AtomicU64::new(0), fewest: AtomicU64::new(u64::MAX) }
+    }
+}
+
+impl Faults {
+    pub(super) fn record(&self, faults: u64) {
+        self.fewest.fetch_min(faults, Ordering::Relaxed);
+        self.evaluations.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// After [`ALONE_AFTER`] evaluations, whether even the one that faulted least faulted
+    /// more than [`ALONE_FAULTS`] pages. The fewest, because the first evaluations in a
+    /// slot fault in every page they touch, whatever the component.
+    fn alone(&self) -> bool {
+        self.evaluations.load(Ordering::Relaxed) >= ALONE_AFTER && self.fewest.load(Ordering::Relaxed) > ALONE_FAULTS
+    }
 }
 
 /// Which WIT world a component implements.
@@ -51,6 +102,11 @@ impl CheckComponent {
     /// Whether the compiled code came embedded in the binary (no Cranelift, no cache).
     pub fn precompiled(&self) -> bool {
         self.precompiled
+    }
+
+    /// Whether its evaluations now run one at a time ([`ALONE_FAULTS`]).
+    pub fn alone(&self) -> bool {
+        self.faults.as_ref().is_some_and(|faults| faults.alone())
     }
 }
 
@@ -115,7 +171,7 @@ impl Sandbox {
         };
         let pre = linker.instantiate_pre(&component).map_err(refused)?;
         let pre = BuiltinCheckPre::new(pre).map_err(refused)?;
-        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre), precompiled, granted })
+        Ok(CheckComponent { name: name.into(), entry: Entry::Builtin(pre), precompiled, granted, faults: None })
     }
 
     /// Compiles and pre-links a custom validator: it must export [`VALIDATOR_INTERFACE`]
@@ -127,7 +183,11 @@ impl Sandbox {
         refuse_non_component(wasm).map_err(refused)?;
         let declared = Declared::read(wasm).map_err(|e| refused(e.to_string()))?;
         usable_validator(&declared, self.limits.memory).map_err(refused)?;
-        self.link_validator(name, wasm)
+        let mut component = self.link_validator(name, wasm)?;
+        if declared.initial_memory >= ALONE_FROM {
+            component.faults = Some(Arc::default());
+        }
+        Ok(component)
     }
 
     /// [`Sandbox::load_validator`] without the checks made before compiling: what
@@ -142,7 +202,13 @@ impl Sandbox {
         exports_validator(&exports).map_err(refused)?;
         let pre = self.linker.instantiate_pre(&component).map_err(|e| refused(format!("{e:#}")))?;
         let pre = ValidatorPre::new(pre).map_err(|e| refused(format!("{e:#}")))?;
-        Ok(CheckComponent { name: name.into(), entry: Entry::Validator(pre), precompiled: false, granted: false })
+        Ok(CheckComponent {
+            name: name.into(),
+            entry: Entry::Validator(pre),
+            precompiled: false,
+            granted: false,
+            faults: None,
+        })
     }
 
     /// A compiled component, from the cache or from Cranelift, within [`COMPILE_TIMEOUT`].
@@ -241,5 +307,28 @@ fn semver_compatible(version: &str, expected: &str) -> bool {
     match (v.first(), e.first()) {
         (Some(0), Some(0)) => v.get(1) == e.get(1),
         (major, expected_major) => major == expected_major,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only a component whose every evaluation faults heavily runs alone, and only once
+    /// enough evaluations were seen: the first ones in a slot fault in every page.
+    #[test]
+    fn a_component_runs_alone_once_its_fewest_faults_are_many() {
+        let interpreter = Faults::default();
+        for faults in [9000, 3000, 610] {
+            interpreter.record(faults);
+            assert!(!interpreter.alone(), "decided after too few evaluations");
+        }
+        interpreter.record(600);
+        assert!(interpreter.alone());
+        let engine = Faults::default();
+        for faults in [9000, 3000, 5000, 900, 213, 800] {
+            engine.record(faults);
+        }
+        assert!(!engine.alone(), "one light evaluation keeps it beside the others");
     }
 }

@@ -148,12 +148,17 @@ impl Sandbox {
                 }),
                 _ => None,
             };
+            let faults_before = task.component.faults.as_ref().map(|_| thread_page_faults());
             let result = evaluate_in_store(&task.component.entry, &task.view, &task.input, limits, programs);
+            if let (Some(faults), Some(before)) = (&task.component.faults, faults_before) {
+                faults.record(thread_page_faults().saturating_sub(before));
+            }
             let evaluation = Evaluation { result, duration: began.elapsed() };
             on_thread(index);
             evaluation
         };
-        supervise::map(tasks, self.jobs, patience, work, |index, _, lost| {
+        let alone = |task: &Task| task.component.alone();
+        supervise::map_with_alone(tasks, alone, self.jobs, patience, work, |index, _, lost| {
             finished(index);
             let (error, duration) = match lost {
                 Lost::Stuck => (EvalError::Blocked(patience), patience),
@@ -163,6 +168,20 @@ impl Sandbox {
             Evaluation { result: Err(error), duration }
         })
     }
+}
+
+/// Page faults taken by the calling thread so far (0 where they cannot be read).
+fn thread_page_faults() -> u64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is a valid, writable `rusage`; RUSAGE_THREAD reads the calling
+    // thread's own counters.
+    let read = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
+    if read != 0 {
+        return 0;
+    }
+    // SAFETY: getrusage succeeded, so it filled `usage` (it was zeroed before anyway).
+    let usage = unsafe { usage.assume_init() };
+    u64::try_from(usage.ru_minflt).unwrap_or(0).saturating_add(u64::try_from(usage.ru_majflt).unwrap_or(0))
 }
 
 /// One evaluation, start to finish, in a fresh store.
