@@ -151,7 +151,11 @@ impl Sandbox {
             let faults_before = task.component.faults.as_ref().map(|_| thread_page_faults());
             let result = evaluate_in_store(&task.component.entry, &task.view, &task.input, limits, programs);
             if let (Some(faults), Some(before)) = (&task.component.faults, faults_before) {
-                faults.record(thread_page_faults().saturating_sub(before));
+                // An evaluation stopped by a limit or a crash counts as light: a component
+                // must not take the single place by running into its timeout, which would
+                // hold up every honest check queued behind it.
+                let ended_normally = matches!(result, Ok(_) | Err(EvalError::Refused(_)));
+                faults.record(if ended_normally { thread_page_faults().saturating_sub(before) } else { 0 });
             }
             let evaluation = Evaluation { result, duration: began.elapsed() };
             on_thread(index);

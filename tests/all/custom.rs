@@ -406,3 +406,42 @@ fn the_cache_size_is_configured_or_refused() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(cache.exists());
 }
+
+/// A validator that starts with an interpreter's memory and writes hundreds of scattered
+/// pages in every check runs its evaluations one at a time once four were seen (each
+/// such page is a TLB shoot-down to the other cores); one that writes a few stays in
+/// parallel; and one that writes as many but runs into its timeout never takes the
+/// single place, where it would hold up the honest checks queued behind it.
+#[test]
+fn only_validators_whose_checks_fault_heavily_and_end_run_alone() {
+    use reviewhost::sandbox::{Input, Limits, RootDir, Sandbox, Task, View};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { timeout: Duration::from_millis(500), ..Limits::default() };
+    let sandbox = Sandbox::new(limits, 2, Some(cache_at(&cache_dir()))).unwrap();
+    let wasm = std::fs::read(components::PAGE_WRITER).unwrap();
+    let view = View::whole(&RootDir::new(dir.path()).unwrap());
+    let alone_after = |config: Value| {
+        let component = Arc::new(sandbox.load_validator("page-writer", &wasm).unwrap());
+        assert!(!component.alone());
+        let tasks = (0..6)
+            .map(|i| Task {
+                component: component.clone(),
+                input: Input::Validate { id: format!("P-{i}"), config: config.to_string() },
+                view: view.clone(),
+            })
+            .collect();
+        let evaluations = sandbox.evaluate_all(tasks, |_| {});
+        (component.alone(), evaluations.into_iter().map(|e| e.result.map(|v| v.passed)).collect::<Vec<_>>())
+    };
+    let (heavy, results) = alone_after(json!({"pages": 700}));
+    assert!(results.iter().all(|r| r == &Ok(true)), "{results:?}");
+    assert!(heavy, "700 pages written a check: its checks run alone");
+    let (light, _) = alone_after(json!({"pages": 20}));
+    assert!(!light, "20 pages a check: in parallel");
+    let (spinning, results) = alone_after(json!({"pages": 700, "spin": true}));
+    assert!(results.iter().all(Result::is_err), "{results:?}");
+    assert!(!spinning, "a check stopped by its timeout never takes the single place");
+}
