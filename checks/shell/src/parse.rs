@@ -35,7 +35,7 @@ mod words;
 pub(crate) use guards::parenthesis_depth;
 use guards::{
     MAX_AMBIGUOUS_ARITHMETIC, MAX_CASE_NESTING, ambiguous_arithmetic, array_subscript, case_nesting, here_documents,
-    nesting_depth, old_arithmetic, overflowing_number, substitution_after,
+    here_operator_in_parameter, nesting_depth, old_arithmetic, overflowing_number, substitution_after,
 };
 pub use tree::*;
 pub use words::literal;
@@ -117,6 +117,9 @@ fn parse_nested(source: &str, depth: usize) -> Result<Script, Unsupported> {
     }
     if case_nesting(source) > MAX_CASE_NESTING {
         return Err(Unsupported(format!("more than {MAX_CASE_NESTING} `case` statements nested (or left open)")));
+    }
+    if here_operator_in_parameter(source) {
+        return Err(Unsupported("`<<` inside a parameter expansion `${…}`".into()));
     }
     if old_arithmetic(source) {
         return Err(Unsupported("`$[…]` arithmetic (bash's old form; write `$((…))`)".into()));

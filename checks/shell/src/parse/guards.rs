@@ -270,6 +270,38 @@ pub(super) fn substitution_after(source: &str, at: usize, arithmetic: bool) -> b
     false
 }
 
+/// Whether a `<<` stands inside a `${…}`, at any depth: there bash reads it as text
+/// (or inside a command substitution within it, as an operator), but brush-parser 0.4's
+/// tokenizer starts a here-document from inside the expansion and panics when the
+/// body's lines end it (`${<<F` newline `}` newline `F`, and larger forms where the
+/// grammar's idea of what closes what is not bash's: found by fuzzing). Counted
+/// roughly, quotes and parentheses aside, and every `}` closing the latest `{` or `${`:
+/// such a command is refused, never misread. Analysts write here-documents outside
+/// expansions (`x=$(cat <<EOF` is fine; `${x:-$(cat <<EOF …)}` is refused).
+pub(super) fn here_operator_in_parameter(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    // `$` for each open `${`, `{` for each other open brace.
+    let mut open: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'$' if bytes.get(i + 1) == Some(&b'{') => {
+                open.push(b'$');
+                i += 1;
+            }
+            b'{' => open.push(b'{'),
+            b'}' => {
+                open.pop();
+            }
+            b'<' if bytes.get(i + 1) == Some(&b'<') && open.contains(&b'$') => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// A cheap upper bound of the parenthesis/brace nesting, checked before brush-parser
 /// (which recurses) sees a pathological input.
 pub(super) fn nesting_depth(source: &str) -> usize {
@@ -401,7 +433,21 @@ pub(super) fn case_nesting(source: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{ambiguous_arithmetic, case_nesting};
+    use super::{ambiguous_arithmetic, case_nesting, here_operator_in_parameter};
+
+    #[test]
+    fn a_here_document_operator_inside_a_parameter_expansion_is_found() {
+        assert!(here_operator_in_parameter("${<<F\n}\nF"));
+        assert!(here_operator_in_parameter("echo ${x:-a<<F}"));
+        assert!(here_operator_in_parameter("echo $(f ${x:-<<F})"));
+        assert!(here_operator_in_parameter("echo ${x:-$(cat <<F\nx\nF\n)}"));
+        assert!(here_operator_in_parameter("${h ( ) ) { x } cat <<EOF"));
+        for fine in
+            ["cat <<F\nx\nF", "x=$(cat <<EOF\n${y}\nEOF\n)", "{ cat <<F; } 2>/dev/null\nx\nF", "echo $((1 << 2)) ${x}"]
+        {
+            assert!(!here_operator_in_parameter(fine), "{fine}");
+        }
+    }
 
     #[test]
     fn case_statements_open_at_once_are_counted() {
