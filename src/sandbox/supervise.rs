@@ -135,8 +135,7 @@ where
             // Every thread was abandoned or never started, and none can be: what is left
             // is not run.
             let reason = no_thread.clone().unwrap_or_else(|| "no thread left to run it".into());
-            let left = std::iter::from_fn(|| shared.take_next().or_else(|| lock(&shared.waiting).pop_front()));
-            for index in left.collect::<Vec<_>>() {
+            while let Some(index) = shared.take_next().or_else(|| lock(&shared.waiting).pop_front()) {
                 shared.finish(index, Err(Lost::NoThread(reason.clone())));
             }
             continue;
